@@ -1,0 +1,37 @@
+# kcontrol: `make run` and `make test` set everything up on a fresh Debian machine, then do their job.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.kcontrol-installed
+RUN_DIR ?= .kcontrol/zookeeper
+
+.PHONY: run test setup system lint diagrams clean
+
+run: setup
+	$(BIN)/kcontrol zookeeper run --servers 3 --dir $(RUN_DIR)
+
+test: setup
+	@$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make test: pytest ran no test; that is a failure" >&2; exit 1; fi; exit $$rc
+
+setup: system $(STAMP)
+
+# Idempotent: checks for java and ZooKeeper's jars, installs only what is missing.
+system:
+	@bash scripts/setup-system.sh
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	@touch $@
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+diagrams: setup
+	$(BIN)/kcontrol diagrams --out specs/diagrams --format mermaid
+
+clean:
+	rm -rf $(VENV) .kcontrol .pytest_cache

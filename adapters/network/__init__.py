@@ -1,0 +1,1 @@
+"""The network side: the Kafka wire codec, broker listeners and the controller's channels."""

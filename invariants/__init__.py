@@ -1,0 +1,1 @@
+"""Named safety predicates over a global snapshot (controllers, brokers, ZooKeeper data)."""

@@ -1,0 +1,1 @@
+"""The model checker: explores interleavings of the real ``fsm`` objects against ``invariants``."""

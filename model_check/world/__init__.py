@@ -1,0 +1,1 @@
+"""A deterministic simulated world: in-memory ZooKeeper, channels, brokers, a scheduler."""
