@@ -1,0 +1,19 @@
+"""The ``kcontrol`` command: one click group, one module per sub-command."""
+
+from __future__ import annotations
+
+import click
+
+from adapters.cli.diagrams_cmd import diagrams
+from adapters.cli.zookeeper_cmd import zookeeper
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="kcontrol")
+def main() -> None:
+    """kcontrol: a Kafka-style cluster controller on explicit state machines."""
+
+
+main.add_command(zookeeper)
+main.add_command(diagrams)
+

@@ -1,0 +1,65 @@
+"""Shared fixtures. ZooKeeper: one real 3-server ensemble for the whole session, a fresh chroot and
+a kazoo client per test.
+
+Tests that stop a server must start it again and wait for the quorum before they end (in a
+``finally``), so the session ensemble stays whole for the tests after them.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from kazoo.client import KazooClient
+
+from adapters.zookeeper.ensemble import Ensemble
+
+# Short session timeouts let tests expire sessions quickly; clients ask for theirs in this range.
+ZK_MIN_SESSION_TIMEOUT_MS = 1000
+ZK_MAX_SESSION_TIMEOUT_MS = 10000
+ZK_START_TIMEOUT_S = 60.0
+
+
+@pytest.fixture(scope="session")
+def zk_ensemble(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ensemble]:
+    """A fresh 3-server ensemble on free loopback ports, stopped when the session ends. Its
+    servers also get SIGTERM should pytest itself die (die_with_parent)."""
+    ensemble = Ensemble.create(
+        tmp_path_factory.mktemp("zookeeper"),
+        servers=3,
+        min_session_timeout_ms=ZK_MIN_SESSION_TIMEOUT_MS,
+        max_session_timeout_ms=ZK_MAX_SESSION_TIMEOUT_MS,
+        die_with_parent=True,
+    )
+    ensemble.up(timeout=ZK_START_TIMEOUT_S)
+    try:
+        yield ensemble
+    finally:
+        ensemble.stop()
+
+
+@pytest.fixture
+def zk_chroot(zk_ensemble: Ensemble) -> str:
+    """A connect string with a chroot of its own: ``host:port,.../kcontrol-test-<uuid>``."""
+    chroot = f"/kcontrol-test-{uuid.uuid4().hex}"
+    client = KazooClient(hosts=zk_ensemble.connect_string)
+    client.start(timeout=15)
+    try:
+        client.ensure_path(chroot)
+    finally:
+        client.stop()
+        client.close()
+    return zk_ensemble.connect_string + chroot
+
+
+@pytest.fixture
+def zk_client(zk_chroot: str) -> Iterator[KazooClient]:
+    """A started kazoo client on this test's chroot; stopped after the test."""
+    client = KazooClient(hosts=zk_chroot, timeout=10.0)
+    client.start(timeout=15)
+    try:
+        yield client
+    finally:
+        client.stop()
+        client.close()
