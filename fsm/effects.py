@@ -20,9 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fsm.events import TimerKind
-from fsm.requests import ControlledShutdownRequest, ControllerRequest, ControllerResponse
-from fsm.requests import ControlledShutdownResponse
-
+from fsm.requests import (
+    ControlledShutdownRequest,
+    ControlledShutdownResponse,
+    ControllerRequest,
+    ControllerResponse,
+)
 
 # ---------------------------------------------------------------- ZooKeeper operations
 
@@ -33,6 +36,10 @@ class CreateOp:
     data: object
     ephemeral: bool = False
     sequential: bool = False
+    make_parents: bool = False
+    """Create missing parent znodes first (empty data), like kazoo's ``makepath=True`` and
+    Kafka's ``createRecursive``; the controller sets it on partition state creates, whose
+    ``/brokers/topics/<t>/partitions/<p>`` parents the topic's creator did not write."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from fsm.requests import (
     ControlledShutdownRequest,
+    ControlledShutdownResponse,
     ControllerRequest,
     ControllerResponse,
-    ControlledShutdownResponse,
 )
 from fsm.values import (
     BrokerInfo,
@@ -133,6 +133,10 @@ class BrokerResponseReceived:
     broker_epoch: int  # the epoch the request was stamped with
     api: str
     response: ControllerResponse
+    delete_partitions: bool | None = None
+    """For StopReplica: the request's ``delete_partitions`` flag (the world and the channel
+    manager know which request this answers). Topic deletion counts only the answers to the
+    deleting StopReplica; ``False`` answers are ignored; ``None`` (unknown) counts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,7 +236,12 @@ class ShutdownRequested:
 
 @dataclass(frozen=True, slots=True)
 class ControlledShutdownAnswered:
+    """The controller answered this broker's ControlledShutdown. ``broker_epoch`` is the
+    epoch the request carried, when the executor knows it: an answer to a previous
+    incarnation's request (sent before a session expiry) is then ignored."""
+
     response: ControlledShutdownResponse
+    broker_epoch: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,476 @@
+"""The controller object: the seed's ControllerContext plus the code that decides, checks
+(against the transition tables), performs and logs every state change, and returns effects.
+
+This file holds the core: event dispatch, the write protocol (decide -> ``ZkWrite`` ->
+``WriteResult`` -> requests, one BadVersion retry round), the partition and replica
+transition ops (``_set_partition_state`` / ``_set_replica_state``), resignation, queries
+and snapshots. Each protocol lives in its own mixin module:
+
+* ``election.py`` -- controller election, session states, resignation triggers;
+* ``failover.py`` -- ``ClusterLoaded``: load everything, full state to every broker;
+* ``brokers.py`` -- broker join / failure / bounce, the broker-epoch check, controlled shutdown;
+* ``topics.py`` -- topic creation and partition expansion;
+* ``deletion.py`` -- topic deletion (TopicDeletionManager);
+* ``reassignment.py`` -- partition reassignment;
+* ``preferred.py`` -- preferred replica election, manual and automatic;
+* ``isr_notifications.py`` -- ISR change notifications.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from fsm import zk_paths
+from fsm.controller.brokers import BrokersMixin
+from fsm.controller.config import ControllerConfig
+from fsm.controller.context import ControllerContext
+from fsm.controller.deletion import DeletionMixin
+from fsm.controller.election import ElectionMixin
+from fsm.controller.failover import FailoverMixin
+from fsm.controller.isr_notifications import IsrNotificationsMixin
+from fsm.controller.leader_selection import decide
+from fsm.controller.plan import Plan
+from fsm.controller.preferred import PreferredMixin
+from fsm.controller.reassignment import ReassignmentMixin
+from fsm.controller.records import INIT, Decision, Round, StateChange
+from fsm.controller.request_batch import RequestBatch
+from fsm.controller.topics import TopicsMixin
+from fsm.effects import (
+    CancelTimer,
+    ControllerEffect,
+    CreateOp,
+    ReplyControlledShutdown,
+    Resigned,
+    SetDataOp,
+    ZkOp,
+    ZkWrite,
+)
+from fsm.errors import ErrorCode
+from fsm.events import (
+    BrokerChange,
+    BrokerResponseReceived,
+    ClusterLoaded,
+    ControlledShutdown,
+    ControllerChange,
+    ControllerEvent,
+    IsrChangeNotification,
+    PartitionModification,
+    PreferredElectionRequest,
+    ReassignmentRequest,
+    SessionStateChange,
+    Startup,
+    TimerFired,
+    TimerKind,
+    TopicChange,
+    TopicDeletionRequest,
+    WriteResult,
+)
+from fsm.partition_states import PARTITION_TABLE, PartitionState, partition_label
+from fsm.replica_states import REPLICA_TABLE, ReplicaState, replica_label
+from fsm.requests import ControlledShutdownResponse
+from fsm.transition_table import IllegalTransition
+from fsm.values import NO_LEADER, LeaderAndIsr, PartitionStateZk, TopicPartition
+
+_P = PartitionState
+_R = ReplicaState
+_NO_STATE = LeaderAndIsr(NO_LEADER, -1, (), -1)
+_MAX_CHAINED = 4  # bound on follow-on rounds planned without a write in between
+
+_DISPATCH: dict[type, str] = {
+    Startup: "_on_startup",
+    ControllerChange: "_on_controller_change",
+    SessionStateChange: "_on_session_state_change",
+    ClusterLoaded: "_on_cluster_loaded",
+    BrokerChange: "_on_broker_change",
+    TopicChange: "_on_topic_change",
+    PartitionModification: "_on_partition_modification",
+    TopicDeletionRequest: "_on_topic_deletion_request",
+    ReassignmentRequest: "_on_reassignment_request",
+    PreferredElectionRequest: "_on_preferred_election_request",
+    IsrChangeNotification: "_on_isr_change_notification",
+    ControlledShutdown: "_on_controlled_shutdown",
+    BrokerResponseReceived: "_on_broker_response",
+    TimerFired: "_on_timer",
+}
+_NEEDS_LOADED = {
+    BrokerChange, TopicChange, PartitionModification, TopicDeletionRequest,
+    ReassignmentRequest, PreferredElectionRequest, IsrChangeNotification,
+    BrokerResponseReceived, TimerFired,
+}
+
+
+class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, DeletionMixin,
+                 ReassignmentMixin, PreferredMixin, IsrNotificationsMixin):
+    """One controller candidate. ``handle(event) -> list[ControllerEffect]``."""
+
+    def __init__(self, config: ControllerConfig) -> None:
+        self.config = config
+        self.ctx = ControllerContext()
+        self.state_change_log: list[StateChange] = []
+        self._active = False
+        self._loaded = False
+        self._epoch = 0
+        self._fence_version: int | None = None
+        self._seen: tuple[int, int] = (0, 0)  # /controller_epoch value and version last read
+        self._paused = False
+        self._pending: Round | None = None
+        self._last_token = 0
+        # transient, per handle() call
+        self._effects: list[ControllerEffect] = []
+        self._batch = RequestBatch()
+        self._write: ZkWrite | None = None
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def is_active(self) -> bool:
+        return self._active
+
+    @property
+    def epoch(self) -> int:
+        return self._epoch
+
+    @property
+    def fence_version(self) -> int | None:
+        return self._fence_version
+
+    @property
+    def awaiting_write(self) -> int | None:
+        return None if self._pending is None else self._pending.token
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    def topic_names(self) -> frozenset[str]:
+        return frozenset(self.ctx.topics)
+
+    def partition_state(self, tp: TopicPartition) -> PartitionState:
+        return self.ctx.partition_state.get(tp, _P.NonExistentPartition)
+
+    def replica_state(self, tp: TopicPartition, broker: int) -> ReplicaState:
+        return self.ctx.replica_state(tp, broker)
+
+    def leader_and_isr(self, tp: TopicPartition) -> LeaderAndIsr | None:
+        st = self.ctx.states.get(tp)
+        return None if st is None else st.leader_and_isr
+
+    def partition_zk_version(self, tp: TopicPartition) -> int | None:
+        st = self.ctx.states.get(tp)
+        return None if st is None else st.version
+
+    def replicas(self, tp: TopicPartition) -> tuple[int, ...] | None:
+        return self.ctx.assignment.get(tp)
+
+    def live_brokers(self) -> dict[int, int]:
+        """Live broker id -> broker epoch."""
+        return {b: i.epoch for b, i in self.ctx.live.items()}
+
+    def shutting_down(self) -> frozenset[int]:
+        return frozenset(self.ctx.shutting_down)
+
+    def reassignments(self) -> dict[TopicPartition, tuple[int, ...]]:
+        return dict(self.ctx.reassignments)
+
+    def topics_to_delete(self) -> frozenset[str]:
+        return frozenset(self.ctx.to_delete)
+
+    def topics_ineligible(self) -> frozenset[str]:
+        return frozenset(self.ctx.ineligible)
+
+    def drain_state_change_log(self) -> list[StateChange]:
+        out, self.state_change_log = self.state_change_log, []
+        return out
+
+    # ------------------------------------------------------------------ snapshots
+
+    def snapshot(self) -> tuple:
+        return (self._active, self._loaded, self._epoch, self._fence_version, self._seen,
+                self._paused, self._pending, self._last_token, self.ctx.snapshot())
+
+    @classmethod
+    def restore(cls, snap: tuple, config: ControllerConfig) -> Controller:
+        c = cls(config)
+        (c._active, c._loaded, c._epoch, c._fence_version, c._seen, c._paused, c._pending,
+         c._last_token, ctx) = snap
+        c.ctx = ControllerContext.restore(ctx)
+        return c
+
+    # ------------------------------------------------------------------ dispatch
+
+    def handle(self, event: ControllerEvent) -> list[ControllerEffect]:
+        if self._pending is not None and not isinstance(event, WriteResult):
+            raise AssertionError(
+                f"controller {self.config.broker_id} awaits WriteResult({self._pending.token}) "
+                f"but was handed {type(event).__name__}")
+        self._effects = []
+        self._batch = RequestBatch()
+        self._write = None
+        if isinstance(event, WriteResult):
+            self._on_write_result(event)
+        elif self._paused and not isinstance(event, SessionStateChange):
+            self._log("info", None, "", "", f"paused: {type(event).__name__} not handled")
+        else:
+            name = _DISPATCH.get(type(event))
+            if name is None:
+                self._log("rejected", None, "", "", f"unknown event {type(event).__name__}")
+            elif type(event) in _NEEDS_LOADED and not (self._active and self._loaded):
+                pass  # not the (loaded) controller: a candidate ignores cluster events
+            else:
+                getattr(self, name)(event)
+        out = self._effects
+        if self._active:
+            out.extend(self._batch.finish(self.ctx, self.config.broker_id, self._epoch))
+        if self._write is not None:
+            out.append(self._write)
+        self._effects = []
+        self._batch = RequestBatch()
+        self._write = None
+        return out
+
+    # ------------------------------------------------------------------ logging
+
+    def _log(self, kind: str, entity: object, source: object, target: object,
+             reason: str) -> None:
+        self.state_change_log.append(StateChange(kind, entity, source, target, reason))
+
+    def _reject(self, entity: object, reason: str) -> None:
+        self._log("rejected", entity, "", "", reason)
+
+    # ------------------------------------------------------------------ table ops
+
+    def _set_partition_state(self, tp: TopicPartition, target: PartitionState,
+                             reason: str) -> bool:
+        """The one place a partition changes state: checked against PARTITION_TABLE."""
+        states = self.ctx.partition_state
+        cur = states.get(tp, _P.NonExistentPartition)
+        if not PARTITION_TABLE.is_valid(cur, target):
+            try:
+                PARTITION_TABLE.check(partition_label(*tp), cur, target)
+            except IllegalTransition as e:
+                self._log("illegal", tp, cur.value, target.value, str(e))
+            return False
+        if target is _P.NonExistentPartition:
+            states.pop(tp, None)
+        else:
+            states[tp] = target
+        self.state_change_log.append(StateChange("partition", tp, cur, target, reason))
+        return True
+
+    def _set_replica_state(self, tp: TopicPartition, broker: int, target: ReplicaState,
+                           reason: str) -> bool:
+        """The one place a replica changes state: checked against REPLICA_TABLE."""
+        cur = self.ctx.replica_state(tp, broker)
+        if not REPLICA_TABLE.is_valid(cur, target):
+            try:
+                REPLICA_TABLE.check(replica_label(tp[0], tp[1], broker), cur, target)
+            except IllegalTransition as e:
+                self._log("illegal", (tp, broker), cur.value, target.value, str(e))
+            return False
+        if cur is not target:
+            self.ctx.set_replica_state_raw(tp, broker, target)
+        self.state_change_log.append(StateChange("replica", (tp, broker), cur, target, reason))
+        return True
+
+    # ------------------------------------------------------------------ deciding
+
+    def _current(self, plan: Plan, tp: TopicPartition) -> LeaderAndIsr:
+        d = plan.writes.get(tp)
+        if d is not None:
+            return d.leader_and_isr
+        st = self.ctx.states.get(tp)
+        return _NO_STATE if st is None else st.leader_and_isr
+
+    def _plan_decision(self, plan: Plan, tp: TopicPartition, kind: str, arg: int,
+                       alive: Iterable[int], eligible: Iterable[int],
+                       target: tuple[int, ...] = ()) -> bool:
+        """Decide ``tp`` once more for ``kind`` and plan the write; False when nothing changes."""
+        d0 = plan.writes.get(tp)
+        if d0 is not None:
+            cur, version, create = d0.leader_and_isr, d0.expected_version, d0.create
+        else:
+            st = self.ctx.states.get(tp)
+            if st is None:
+                if kind != INIT:
+                    return False
+                cur, version, create = _NO_STATE, -1, True
+            else:
+                cur, version, create = st.leader_and_isr, st.version, False
+        new = decide(kind, arg, self.ctx.assignment[tp], cur, alive, eligible,
+                     self.config.unclean_leader_election_enable, self._epoch, target)
+        if new is None:
+            return False
+        if create:
+            kind = INIT  # still a create: committed at version 0
+        plan.writes[tp] = Decision(kind, arg, new, version, create)
+        return True
+
+    def _next_token(self) -> int:
+        # One write is outstanding at a time and its result comes back before any other
+        # event, so two alternating tokens suffice (and keep snapshots free of a counter).
+        self._last_token = 2 if self._last_token == 1 else 1
+        return self._last_token
+
+    def _run(self, plan: Plan, retry: bool = False, depth: int = 0) -> None:
+        """Write what ``plan`` decided (one ``ZkWrite``), or produce its requests now."""
+        if not plan.writes and not plan.ops:
+            self._apply_followups(plan.followups)
+            if not retry:
+                self._continue(depth + 1)
+            return
+        decisions = tuple(sorted(plan.writes.items()))
+        ops: list[ZkOp] = []
+        for (t, p), d in decisions:
+            path = zk_paths.partition_state(t, p)
+            if d.create:
+                ops.append(CreateOp(path, d.leader_and_isr, make_parents=True))
+            else:
+                ops.append(SetDataOp(path, d.leader_and_isr, d.expected_version))
+        ops.extend(plan.ops)
+        token = self._next_token()
+        self._pending = Round(token, "partitions", decisions, tuple(plan.ops),
+                              tuple(plan.followups), retry)
+        self._write = ZkWrite(token, tuple(ops), self._fence_version)
+
+    def _continue(self, depth: int = 0) -> None:
+        """Follow-on work after a round: reassignment phases, deletion progress."""
+        if self._pending is not None or not (self._active and self._loaded) \
+                or depth > _MAX_CHAINED:
+            return
+        plan = Plan()
+        self._plan_reassignment_progress(plan)
+        self._plan_deletion_progress(plan)
+        if not plan.empty():
+            self._run(plan, depth=depth)
+
+    # ------------------------------------------------------------------ write results
+
+    def _on_write_result(self, ev: WriteResult) -> None:
+        r = self._pending
+        if r is None or ev.token != r.token:
+            self._reject(None, f"WriteResult({ev.token}) answers no write in flight")
+            return
+        self._pending = None
+        if r.kind == "election":
+            self._on_election_result(r, ev)
+            return
+        if ev.fenced:
+            self._resign("fenced: /controller_epoch changed (another controller took over)")
+            return
+        failures = {f.path: f for f in ev.failures}
+        retry = Plan()
+        alive = set(self.ctx.live)
+        eligible = self.ctx.eligible()
+        for tp, d in r.decisions:
+            f = failures.pop(zk_paths.partition_state(*tp), None) if failures else None
+            if f is None:
+                self._commit(tp, d)
+                continue
+            current = f.current if isinstance(f.current, LeaderAndIsr) else None
+            if current is not None and tp in self.ctx.assignment:
+                self.ctx.states[tp] = PartitionStateZk(current, f.current_version)
+            if f.code in ("BadVersion", "NodeExists") and current is not None and not r.retry \
+                    and tp in self.ctx.assignment:
+                kind = d.kind if d.kind != INIT else "offline"
+                if not self._plan_decision(retry, tp, kind, d.arg, alive, eligible,
+                                           self.ctx.reassignments.get(tp, ())):
+                    self._after_give_up(tp, "nothing to change after re-reading")
+            else:
+                self._log("gave-up", tp, "", "", f"state write failed: {f.code}"
+                          + (" after retry" if r.retry else ""))
+                self._after_give_up(tp, f.code)
+        for f in failures.values():
+            self._log("gave-up", f.path, "", "", f"write failed: {f.code}")
+        if retry.writes:
+            retry.followups = [x for x in r.followups if x[0] == "reply"]
+            self._apply_followups([x for x in r.followups if x[0] != "reply"])
+            self._run(retry, retry=True)
+        else:
+            self._apply_followups(r.followups)
+            self._continue()
+
+    def _after_give_up(self, tp: TopicPartition, reason: str) -> None:
+        """Keep the partition state consistent with what ZooKeeper holds now."""
+        st = self.ctx.states.get(tp)
+        if st is None:
+            return
+        leader = st.leader_and_isr.leader
+        target = _P.OnlinePartition if leader in self.ctx.live else _P.OfflinePartition
+        if self.ctx.partition_state.get(tp) is not target:
+            self._set_partition_state(tp, target, f"re-read after failed write ({reason})")
+        self._batch.um.add(tp)
+
+    def _commit(self, tp: TopicPartition, d: Decision) -> None:
+        ctx = self.ctx
+        replicas = ctx.assignment.get(tp)
+        if replicas is None:
+            return
+        version = 0 if d.create else d.expected_version + 1
+        li = d.leader_and_isr
+        ctx.states[tp] = PartitionStateZk(li, version)
+        online = li.leader != NO_LEADER and li.leader in ctx.live
+        target = _P.OnlinePartition if online else _P.OfflinePartition
+        cur = ctx.partition_state.get(tp, _P.NonExistentPartition)
+        if PARTITION_TABLE.is_valid(cur, target):  # the fast path of _set_partition_state
+            ctx.partition_state[tp] = target
+            self.state_change_log.append(StateChange("partition", tp, cur, target, d.kind))
+        else:
+            self._set_partition_state(tp, target, d.kind)
+        self.state_change_log.append(StateChange("leader", tp, "", li, d.kind))
+        if d.kind == INIT:
+            for b in replicas:
+                if b in ctx.live and ctx.replica_state(tp, b) is _R.NewReplica:
+                    self._set_replica_state(tp, b, _R.OnlineReplica, "partition online")
+        batch = self._batch
+        batch.leader_and_isr(tp, replicas)
+        batch.um.add(tp)
+
+    def _apply_followups(self, followups: Iterable[tuple]) -> None:
+        batch = self._batch
+        for f in followups:
+            k = f[0]
+            if k == "stop":
+                batch.stop_replica(f[1], f[2], f[3])
+            elif k == "reply":
+                self._reply_shutdown(f[1], f[2])
+            elif k == "full":
+                batch.lai_full.update(self.ctx.live)
+                batch.um_all_partitions_to.update(self.ctx.live)
+            elif k == "join":
+                batch.lai_full.add(f[1])
+                batch.um_all_partitions_to.add(f[1])
+                batch.um_everyone = True
+            elif k == "um-everyone":
+                batch.um_everyone = True
+            elif k == "deleting":
+                batch.um.update(self.ctx.topics.get(f[1], ()))
+            elif k == "online":
+                tp = f[1]
+                for b in self.ctx.assignment.get(tp, ()):
+                    if b in self.ctx.live and self.ctx.replica_state(tp, b) is _R.NewReplica:
+                        self._set_replica_state(tp, b, _R.OnlineReplica, "partition online")
+
+    def _reply_shutdown(self, broker: int, correlation: int) -> None:
+        remaining = tuple(sorted(
+            tp for tp, st in self.ctx.states.items()
+            if st.leader_and_isr.leader == broker and len(self.ctx.assignment.get(tp, ())) > 1))
+        self._effects.append(ReplyControlledShutdown(
+            broker, correlation, ControlledShutdownResponse(ErrorCode.NONE, remaining)))
+
+    # ------------------------------------------------------------------ resignation
+
+    def _resign(self, reason: str) -> None:
+        """Discard everything: state, pending writes, requests not yet returned."""
+        self.ctx = ControllerContext()
+        self._active = False
+        self._loaded = False
+        self._fence_version = None
+        self._pending = None
+        self._paused = False
+        self._batch = RequestBatch()
+        self._write = None
+        self._effects = [e for e in self._effects if isinstance(e, Resigned)]
+        self._effects.append(Resigned(reason))
+        self._effects.append(CancelTimer(TimerKind.DELETION_RETRY))
+        self._effects.append(CancelTimer(TimerKind.AUTO_REBALANCE))
+        self._log("info", None, "active", "resigned", reason)

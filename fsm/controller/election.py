@@ -1,0 +1,72 @@
+"""Controller election and the controller's own ZooKeeper session (contract "Election").
+
+``Startup`` or ``ControllerChange(active=None)`` -> one ``ZkWrite``: create ephemeral
+``/controller`` and set ``/controller_epoch`` to epoch+1 conditional on its version (the
+last values read; (0, 0) before any read: a wrong guess merely fails). Success: epoch+1,
+fence version +1, ``BecameController`` and ``LoadCluster``. Failure: wait for the next
+``ControllerChange``. Another broker named in ``/controller`` while active -> resign.
+Session: CONNECTING pauses, CONNECTED resumes, CLOSED resigns (discarding everything).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fsm import zk_paths
+from fsm.controller.records import Round
+from fsm.effects import BecameController, CreateOp, LoadCluster, SetDataOp, ZkWrite
+from fsm.events import ControllerChange, SessionStateChange, Startup, WriteResult
+from fsm.zk_session_states import ZkClientState
+from fsm.znodes import ControllerEpochZnode, ControllerZnode
+
+if TYPE_CHECKING:
+    from fsm.controller.controller import Controller
+
+
+class ElectionMixin:
+    def _on_startup(self: Controller, ev: Startup) -> None:
+        if not self._active:
+            self._try_elect()
+
+    def _on_controller_change(self: Controller, ev: ControllerChange) -> None:
+        self._seen = (ev.epoch, ev.epoch_version)
+        if ev.active is None:
+            if self._active:
+                self._resign("/controller was deleted")
+            self._try_elect()
+        elif self._active and ev.active != self.config.broker_id:
+            self._resign(f"broker {ev.active} is controller now (epoch {ev.epoch})")
+
+    def _try_elect(self: Controller) -> None:
+        epoch, version = self._seen
+        token = self._next_token()
+        self._pending = Round(token, "election", election=(epoch, version))
+        self._write = ZkWrite(token, (
+            CreateOp(zk_paths.CONTROLLER, ControllerZnode(self.config.broker_id), ephemeral=True),
+            SetDataOp(zk_paths.CONTROLLER_EPOCH, ControllerEpochZnode(epoch + 1), version),
+        ), None)
+
+    def _on_election_result(self: Controller, r: Round, ev: WriteResult) -> None:
+        epoch, version = r.election
+        if ev.fenced or ev.failures:
+            codes = ",".join(f.code for f in ev.failures) or "fenced"
+            self._log("info", None, "candidate", "candidate", f"lost election ({codes})")
+            return
+        self._active = True
+        self._loaded = False
+        self._epoch = epoch + 1
+        self._fence_version = version + 1
+        self._seen = (epoch + 1, version + 1)
+        self._log("info", None, "candidate", "active", f"elected with epoch {epoch + 1}")
+        self._effects.append(BecameController(epoch + 1))
+        self._effects.append(LoadCluster())
+
+    def _on_session_state_change(self: Controller, ev: SessionStateChange) -> None:
+        if ev.state is ZkClientState.CONNECTING:
+            self._paused = True
+        elif ev.state is ZkClientState.CONNECTED:
+            self._paused = False
+        elif ev.state is ZkClientState.CLOSED:
+            self._paused = False
+            if self._active:
+                self._resign("ZooKeeper session closed")

@@ -1,0 +1,136 @@
+"""Failover: ``ClusterLoaded`` makes the newly elected controller's state (seed 001 §D).
+
+Load live brokers, assignments, partition states, deletions and reassignments in flight
+(malformed entries are rejected and skipped); partitions with a live leader are Online,
+with a dead one Offline, without a state znode New; replicas on live brokers Online,
+others Offline. Then one round: elect leaders for New/Offline partitions, preferred
+elections left in ZooKeeper, delete the handled admin and ISR-notification znodes; on
+its result a full LeaderAndIsr to every live broker for all its replicas and
+UpdateMetadata with every partition to all. Reassignments and deletions resume in the
+follow-on rounds; the deletion-retry and auto-rebalance timers start.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fsm import zk_paths
+from fsm.controller.plan import Plan
+from fsm.controller.records import INIT, OFFLINE, PREFERRED
+from fsm.controller.validation import assignment_problem, replicas_problem, topic_name_problem
+from fsm.effects import DeleteOp, StartTimer
+from fsm.events import ClusterLoaded, TimerKind
+from fsm.partition_states import PartitionState
+from fsm.replica_states import ReplicaState
+from fsm.values import BrokerInfo, PartitionStateZk
+
+if TYPE_CHECKING:
+    from fsm.controller.controller import Controller
+
+_P = PartitionState
+_R = ReplicaState
+
+
+class FailoverMixin:
+    def _on_cluster_loaded(self: Controller, ev: ClusterLoaded) -> None:
+        if not self._active or self._loaded:
+            self._reject(None, "ClusterLoaded while not an elected controller awaiting it")
+            return
+        snap = ev.snapshot
+        ctx = self.ctx
+        for reason in snap.bad_input:
+            self._reject(None, f"skipped by the reader: {reason}")
+        for info in snap.live_brokers:
+            if not isinstance(info, BrokerInfo) or info.broker_id < 0 \
+                    or info.broker_id in ctx.live:
+                self._reject(None, f"bad broker registration {info!r}")
+                continue
+            ctx.live[info.broker_id] = info
+        for name, assignment in sorted(snap.topics, key=lambda x: x[0]):
+            problem = topic_name_problem(name) or (
+                None if name not in ctx.topics else "topic listed twice") or \
+                assignment_problem(assignment)
+            if problem:
+                self._reject(name, f"topic {name!r}: {problem}")
+                continue
+            parts = assignment.as_dict()
+            tps = tuple((name, p) for p in range(len(parts)))
+            ctx.topics[name] = tps
+            for tp in tps:
+                ctx.assignment[tp] = ctx.intern(parts[tp[1]])
+        for key, psz in snap.partition_states:
+            tp = ctx.tp(*key) if isinstance(key, tuple) and len(key) == 2 else None
+            if tp is None or not isinstance(psz, PartitionStateZk) \
+                    or not psz.leader_and_isr.isr:
+                self._reject(key, "partition state for an unknown partition or malformed")
+                continue
+            li = psz.leader_and_isr
+            li = type(li)(li.leader, li.leader_epoch, ctx.intern(li.isr), li.controller_epoch)
+            ctx.states[tp] = PartitionStateZk(li, psz.version)
+        live = ctx.live
+        for tp, replicas in ctx.assignment.items():
+            st = ctx.states.get(tp)
+            if st is None:
+                ps = _P.NewPartition
+            elif st.leader_and_isr.leader in live:
+                ps = _P.OnlinePartition
+            else:
+                ps = _P.OfflinePartition
+            ctx.partition_state[tp] = ps
+            ctx.replica_states[tp] = ctx.intern(tuple(sorted(
+                ctx.intern((b, _R.OnlineReplica if b in live else _R.OfflineReplica))
+                for b in replicas)))
+        self._log("info", None, "", "", f"loaded {len(ctx.topics)} topics, "
+                  f"{len(ctx.assignment)} partitions, {len(live)} live brokers")
+        plan = Plan()
+        for t in sorted(snap.topics_to_delete):
+            if t in ctx.topics:
+                ctx.to_delete.add(t)
+            elif topic_name_problem(t) is None:
+                plan.ops.append(DeleteOp(zk_paths.delete_topic(t)))
+        finished = False
+        for key, target in sorted(snap.reassignments):
+            tp = ctx.tp(*key) if isinstance(key, tuple) and len(key) == 2 else None
+            problem = "unknown partition" if tp is None else replicas_problem(target)
+            if problem is None and tp[0] in ctx.to_delete:
+                problem = "topic is being deleted"
+            if problem:
+                self._reject(key, f"reassignment: {problem}")
+                continue
+            if tuple(target) != ctx.assignment[tp]:
+                ctx.reassignments[tp] = ctx.intern(tuple(target))
+            else:
+                finished = True
+        if finished:
+            plan.ops.append(self._reassignment_znode_op())
+        self._loaded = True
+        plan.followups.append(("full",))
+        alive = set(live)
+        eligible = ctx.eligible()
+        self._plan_elections(plan, alive, eligible)
+        for key in sorted(snap.preferred_elections):
+            tp = ctx.tp(*key) if isinstance(key, tuple) and len(key) == 2 else None
+            if tp is not None and tp[0] not in ctx.to_delete:
+                self._plan_decision(plan, tp, PREFERRED, 0, alive, eligible)
+        if snap.preferred_elections:
+            plan.ops.append(DeleteOp(zk_paths.PREFERRED_REPLICA_ELECTION))
+        for n in sorted(snap.isr_change_notifications):
+            plan.ops.append(DeleteOp(zk_paths.isr_change(n)))
+        self._effects.append(StartTimer(TimerKind.DELETION_RETRY, self.config.deletion_retry_ms))
+        if self.config.auto_leader_rebalance_enable:
+            self._effects.append(StartTimer(TimerKind.AUTO_REBALANCE,
+                                            self.config.leader_imbalance_check_interval_ms))
+        self._run(plan)
+
+    def _plan_elections(self: Controller, plan: Plan, alive: set[int],
+                        eligible: set[int]) -> None:
+        """Elect leaders for every New and Offline partition (not of topics being deleted)."""
+        ctx = self.ctx
+        to_delete = ctx.to_delete
+        for tp, ps in ctx.partition_state.items():
+            if ps is _P.OnlinePartition or tp[0] in to_delete:
+                continue
+            if tp in ctx.states:
+                self._plan_decision(plan, tp, OFFLINE, 0, alive, eligible)
+            else:
+                self._plan_decision(plan, tp, INIT, 0, alive, eligible)

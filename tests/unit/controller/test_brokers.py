@@ -1,0 +1,124 @@
+"""Broker failure, join, bounce and controlled shutdown."""
+
+from __future__ import annotations
+
+from fsm.controller import ControllerConfig
+from fsm.effects import RemoveBrokerChannel, ReplyControlledShutdown, SetDataOp
+from fsm.errors import ErrorCode
+from fsm.events import ControlledShutdown, WriteResult
+from fsm.partition_states import PartitionState
+from fsm.replica_states import ReplicaState
+from fsm.requests import ControlledShutdownRequest, LeaderAndIsrRequest
+
+from .harness import (
+    active,
+    broker_change,
+    feed,
+    lai_to,
+    no_illegal,
+    sends,
+    state,
+    stops,
+    writes,
+)
+
+T0, T1 = ("t", 0), ("t", 1)
+
+
+def test_failure_elects_from_live_isr_and_shrinks_isr() -> None:
+    ctl = active()
+    out = broker_change(ctl, 2, 3)
+    assert ctl.leader_and_isr(T0).leader == 2 and ctl.leader_and_isr(T0).isr == (2, 3)
+    assert ctl.leader_and_isr(T0).leader_epoch == 1
+    assert ctl.leader_and_isr(T1).leader == 2 and ctl.leader_and_isr(T1).isr == (2, 3)
+    assert ctl.leader_and_isr(T1).leader_epoch == 1  # ISR shrink bumps the epoch too
+    assert ctl.replica_state(T0, 1) is ReplicaState.OfflineReplica
+    assert RemoveBrokerChannel(1) in out
+    (w,) = writes(out)
+    assert all(isinstance(op, SetDataOp) and op.version == 0 for op in w.ops)
+    assert w.fence_version == 1
+    assert lai_to(out, 1) is None and lai_to(out, 2) is not None
+    no_illegal(ctl)
+
+
+def test_last_isr_member_is_kept_and_leader_minus_one() -> None:
+    ctl = active(topics={"t": {0: (1, 2)}}, states={T0: state(1, (1,))})
+    broker_change(ctl, 2, 3)
+    li = ctl.leader_and_isr(T0)
+    assert li.leader == -1 and li.isr == (1,) and li.leader_epoch == 1
+    assert ctl.partition_state(T0) is PartitionState.OfflinePartition
+    # the last ISR member comes back: it leads again
+    broker_change(ctl, 1, 2, 3)
+    assert ctl.leader_and_isr(T0).leader == 1
+    assert ctl.partition_state(T0) is PartitionState.OnlinePartition
+    no_illegal(ctl)
+
+
+def test_unclean_election_when_enabled() -> None:
+    cfg = ControllerConfig(broker_id=1, unclean_leader_election_enable=True)
+    ctl = active(topics={"t": {0: (1, 2)}}, states={T0: state(1, (1,))}, config=cfg)
+    broker_change(ctl, 2, 3)
+    assert ctl.leader_and_isr(T0).leader == 2 and ctl.leader_and_isr(T0).isr == (2,)
+
+
+def test_join_gets_full_state_and_replicas_online() -> None:
+    ctl = active(live=(2, 3))
+    assert ctl.replica_state(T0, 1) is ReplicaState.OfflineReplica
+    out = broker_change(ctl, 1, 2, 3)
+    req = lai_to(out, 1)
+    assert req is not None and {p.tp for p in req.partitions} == {T0, T1}
+    assert req.broker_epoch == 101
+    assert ctl.replica_state(T0, 1) is ReplicaState.OnlineReplica
+    assert {s.broker_id for s in sends(out) if s.request.api == "UpdateMetadata"} == {1, 2, 3}
+
+
+def test_bounce_is_failure_plus_join_with_new_epoch() -> None:
+    ctl = active(topics={"t": {0: (1, 2)}}, states={T0: state(1, (1,))})
+    out = broker_change(ctl, 1, 2, 3, bounced={1: 999})
+    assert ctl.live_brokers()[1] == 999
+    assert not any(isinstance(e, RemoveBrokerChannel) for e in out)
+    req = lai_to(out, 1)
+    assert req is not None and req.broker_epoch == 999
+    li = ctl.leader_and_isr(T0)
+    assert li.leader == 1 and li.leader_epoch >= 1  # re-elected: a new leader epoch
+    assert all(s.request.broker_epoch == 999 for s in sends(out) if s.broker_id == 1)
+    no_illegal(ctl)
+
+
+def test_controlled_shutdown_replies_only_after_the_write() -> None:
+    ctl = active()
+    ev = ControlledShutdown(ControlledShutdownRequest(1, 101), correlation=7)
+    out = ctl.handle(ev)
+    assert not any(isinstance(e, ReplyControlledShutdown) for e in out)
+    (w,) = writes(out)
+    out2 = ctl.handle(WriteResult(w.token))
+    (reply,) = [e for e in out2 if isinstance(e, ReplyControlledShutdown)]
+    assert reply.correlation == 7 and reply.response.error is ErrorCode.NONE
+    assert reply.response.remaining == ()
+    assert ctl.leader_and_isr(T0).leader == 2 and 1 not in ctl.leader_and_isr(T0).isr
+    assert 1 not in ctl.leader_and_isr(T1).isr  # follower left the ISR
+    stop = stops(out2, 1, False)
+    assert stop is not None and stop.partitions == (T1,)
+    assert 1 in ctl.shutting_down()
+    # a shutting-down broker is not eligible as leader
+    broker_change(ctl, 1, 3)
+    assert ctl.leader_and_isr(T0).leader == 3
+    no_illegal(ctl)
+
+
+def test_controlled_shutdown_stale_epoch_rejected() -> None:
+    ctl = active()
+    before = ctl.snapshot()
+    out = ctl.handle(ControlledShutdown(ControlledShutdownRequest(1, 55), correlation=3))
+    (reply,) = out
+    assert reply.response.error is ErrorCode.STALE_BROKER_EPOCH
+    assert ctl.snapshot() == before
+
+
+def test_controlled_shutdown_single_replica_partition_remains() -> None:
+    ctl = active(topics={"t": {0: (1,), 1: (1, 2)}},
+                 states={T0: state(1, (1,)), T1: state(1, (1,))})
+    out = feed(ctl, ControlledShutdown(ControlledShutdownRequest(1, 101), correlation=1))
+    (reply,) = [e for e in out if isinstance(e, ReplyControlledShutdown)]
+    assert reply.response.remaining == (T1,)  # no other ISR member to take over
+    assert not sends(out, LeaderAndIsrRequest) or True
