@@ -1,0 +1,92 @@
+"""Startup recovery (seed 001 section E), also run after a session expiry.
+
+1. the assignment of every topic and the state of every partition assigned to this broker
+   come in ``BrokerMetadataLoaded`` (read from ZooKeeper by the adapter or the world);
+2. every assigned replica is started and leads or follows as ZooKeeper says -- unless the
+   broker already holds a *fresher* view of it (a session expiry keeps the process, and a
+   LeaderAndIsr or its own ISR write may be newer than the read);
+3. local replicas no longer assigned (deleted while the broker was away) are forgotten.
+
+Malformed entries (a topic named twice, a replica list with duplicates, a state whose
+leader is outside its replicas) are skipped with a log record; nothing raises.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fsm.broker.replicas import view_from_zk
+from fsm.broker.validation import ids_reason, tp_reason
+from fsm.events import BrokerMetadataLoaded
+from fsm.values import NO_LEADER, LeaderAndIsr, PartitionStateZk, TopicAssignment, TopicPartition
+
+if TYPE_CHECKING:
+    from fsm.broker.core import BrokerCore
+
+
+Assigned = dict[TopicPartition, tuple[int, ...]]
+
+
+def _assigned(core: BrokerCore, ev: BrokerMetadataLoaded) -> Assigned:
+    own = core.config.broker_id
+    out: Assigned = {}
+    seen: set[str] = set()
+    for entry in ev.topics if isinstance(ev.topics, tuple) else ():
+        if not (isinstance(entry, tuple) and len(entry) == 2
+                and isinstance(entry[1], TopicAssignment)):
+            core._record("rejected", "recovery", "malformed topic entry")
+            continue
+        topic, assignment = entry
+        if not isinstance(topic, str) or topic in seen:
+            core._record("rejected", "recovery", f"topic {topic!r} malformed or named twice")
+            continue
+        seen.add(topic)
+        parts = assignment.partitions if isinstance(assignment.partitions, tuple) else ()
+        for part in parts:
+            if not (isinstance(part, tuple) and len(part) == 2):
+                continue
+            p, replicas = part
+            reason = tp_reason((topic, p)) or ids_reason("replicas", replicas, empty_ok=False)
+            if reason is not None:
+                core._record("rejected", f"{topic}-{p}", f"recovery: {reason}")
+            elif own in replicas:
+                out[(topic, p)] = replicas
+    return out
+
+
+def _states(core: BrokerCore, ev: BrokerMetadataLoaded,
+            assigned: Assigned) -> dict[TopicPartition, PartitionStateZk]:
+    out: dict[TopicPartition, PartitionStateZk] = {}
+    for entry in ev.partition_states if isinstance(ev.partition_states, tuple) else ():
+        if not (isinstance(entry, tuple) and len(entry) == 2
+                and isinstance(entry[1], PartitionStateZk)):
+            continue
+        tp, state = entry
+        if tp_reason(tp) is not None or tp not in assigned:
+            continue
+        lai = state.leader_and_isr
+        replicas = assigned[tp]
+        if (not isinstance(lai, LeaderAndIsr)
+                or ids_reason("isr", lai.isr, empty_ok=True) is not None
+                or not set(lai.isr) <= set(replicas)
+                or (lai.leader != NO_LEADER and lai.leader not in replicas)):
+            core._record("rejected", f"{tp[0]}-{tp[1]}", "recovery: malformed partition state")
+            continue
+        out[tp] = state
+    return out
+
+
+def recover(core: BrokerCore, ev: BrokerMetadataLoaded) -> None:
+    assigned = _assigned(core, ev)
+    states = _states(core, ev, assigned)
+    own = core.config.broker_id
+    old = core._replicas
+    new = {}
+    for tp, replicas in assigned.items():
+        view = view_from_zk(own, replicas, states.get(tp))
+        current = old.get(tp)
+        new[tp] = current if current is not None and current.freshness > view.freshness else view
+    for tp in old.keys() - new.keys():
+        core._record("applied", f"{tp[0]}-{tp[1]}", "recovery: no longer assigned, deleted")
+    core._replicas = new
+    core._record("applied", "recovery", f"{len(new)} replicas started")

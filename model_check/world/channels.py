@@ -1,0 +1,101 @@
+"""Per-connection FIFO channels between brokers (bounded, droppable).
+
+A channel is keyed by ``(kind, src, dst)``:
+
+* ``REQUEST``  controller (on broker ``src``) -> broker ``dst``: LeaderAndIsr,
+  UpdateMetadata, StopReplica (control plane);
+* ``RESPONSE`` broker ``src`` -> controller on broker ``dst``: their answers;
+* ``SHUTDOWN`` broker ``src`` -> controller on ``dst``: ControlledShutdown;
+* ``SHUTDOWN_REPLY`` controller on ``src`` -> broker ``dst``: its answer.
+
+Messages on one channel arrive in order; channels are independent of each
+other. A connection (the pair of brokers) can be dropped: every message in
+flight between the two, in both directions, is lost. Each channel is an
+immutable tuple, so a snapshot is one sorted tuple of the non-empty channels.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+REQUEST = "req"
+RESPONSE = "resp"
+SHUTDOWN = "cs"
+SHUTDOWN_REPLY = "cs-reply"
+KINDS = (REQUEST, RESPONSE, SHUTDOWN, SHUTDOWN_REPLY)
+
+
+class ChannelKey(NamedTuple):
+    kind: str
+    src: int
+    dst: int
+
+    def describe(self) -> str:
+        return f"{self.kind} {self.src}->{self.dst}"
+
+
+class ChannelFull(AssertionError):
+    """A channel went over its bound: the world (or a core) floods a peer."""
+
+
+class Channels:
+    def __init__(self, bound: int = 16) -> None:
+        self.bound = bound
+        self.queues: dict[ChannelKey, tuple[object, ...]] = {}
+
+    def snapshot(self) -> tuple:
+        return tuple(sorted(self.queues.items()))
+
+    @classmethod
+    def restore(cls, snap: tuple, bound: int = 16) -> Channels:
+        ch = cls.__new__(cls)
+        ch.bound = bound
+        ch.queues = dict(snap)
+        return ch
+
+    def send(self, key: ChannelKey, message: object) -> None:
+        q = self.queues.get(key, ())
+        if len(q) >= self.bound:
+            raise ChannelFull(f"channel {key.describe()} over its bound {self.bound}")
+        self.queues[key] = q + (message,)
+
+    def peek(self, key: ChannelKey) -> object:
+        return self.queues[key][0]
+
+    def pop(self, key: ChannelKey) -> object:
+        q = self.queues[key]
+        if len(q) == 1:
+            del self.queues[key]
+        else:
+            self.queues[key] = q[1:]
+        return q[0]
+
+    def nonempty(self) -> list[ChannelKey]:
+        return sorted(self.queues)
+
+    def length(self, key: ChannelKey) -> int:
+        return len(self.queues.get(key, ()))
+
+    def drop_connection(self, a: int, b: int) -> int:
+        """Lose everything in flight between brokers ``a`` and ``b`` (both ways)."""
+        lost = 0
+        for key in [k for k in self.queues if {k.src, k.dst} == {a, b}]:
+            lost += len(self.queues.pop(key))
+        return lost
+
+    def drop_broker(self, broker: int) -> int:
+        """A process died: every connection it had is reset."""
+        lost = 0
+        for key in [k for k in self.queues if broker in (k.src, k.dst)]:
+            lost += len(self.queues.pop(key))
+        return lost
+
+    def drop(self, kind: str, src: int | None = None, dst: int | None = None) -> int:
+        lost = 0
+        for key in [k for k in self.queues if k.kind == kind
+                    and (src is None or k.src == src) and (dst is None or k.dst == dst)]:
+            lost += len(self.queues.pop(key))
+        return lost
+
+    def __len__(self) -> int:
+        return sum(len(q) for q in self.queues.values())

@@ -1,0 +1,44 @@
+"""Building and restoring the ``fsm`` objects a broker process hosts (constant configs cached)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from fsm.broker import BrokerConfig, BrokerCore
+from fsm.controller import Controller, ControllerConfig
+from model_check.world.config import WorldConfig
+
+
+@lru_cache(maxsize=256)
+def controller_config(config: WorldConfig, b: int) -> ControllerConfig:
+    return ControllerConfig(
+        broker_id=b,
+        unclean_leader_election_enable=config.unclean_leader_election,
+        auto_leader_rebalance_enable=config.auto_leader_rebalance,
+    )
+
+
+@lru_cache(maxsize=256)
+def broker_config(config: WorldConfig, b: int) -> BrokerConfig:
+    return BrokerConfig(broker_id=b,
+                        controlled_shutdown_max_retries=config.controlled_shutdown_max_retries)
+
+
+def new_controller(config: WorldConfig, b: int) -> Controller:
+    return Controller(controller_config(config, b))
+
+
+def new_broker(config: WorldConfig, b: int) -> BrokerCore:
+    return BrokerCore(broker_config(config, b))
+
+
+def restore_controller(snap: tuple, config: WorldConfig, b: int) -> Controller:
+    return Controller.restore(snap, controller_config(config, b))
+
+
+def restore_broker(snap: tuple, config: WorldConfig, b: int) -> BrokerCore:
+    return BrokerCore.restore(snap, broker_config(config, b))
+
+
+def broker_state_name(core: BrokerCore) -> str:
+    return core.state.value

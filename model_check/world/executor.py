@@ -1,0 +1,569 @@
+"""The world's adapters: it executes effects and turns ZooKeeper/channel input into events.
+
+One function per action kind (``HANDLERS``), each returning one-line descriptions of what
+happened. Controller writes are committed as Kafka does: each op in its own ``multi``
+behind ``check(/controller_epoch, fence_version)`` (so partitions fail one by one); the
+election's transaction (``fence_version`` None) is one ``multi``. A write whose session
+expired between decision and commit commits nothing and is reported ``fenced`` (the real
+client gets SessionExpired: the writer is no longer the controller either way).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fsm import zk_paths as P
+from fsm.broker_states import BrokerState
+from fsm.effects import (
+    BecameController,
+    BrokerZkWrite,
+    CancelTimer,
+    CheckOp,
+    Exit,
+    LoadBrokerMetadata,
+    LoadCluster,
+    Register,
+    RemoveBrokerChannel,
+    ReplyControlledShutdown,
+    Resigned,
+    Respond,
+    SendControlledShutdown,
+    SendRequest,
+    StartTimer,
+    ZkWrite,
+)
+from fsm.events import (
+    BrokerCrashed,
+    BrokerRegistered,
+    BrokerResponseReceived,
+    BrokerSessionExpired,
+    BrokerStarted,
+    BrokerWriteResult,
+    ClusterLoaded,
+    ControlledShutdown,
+    ControlledShutdownAnswered,
+    IsrChangeWanted,
+    PartitionModification,
+    RequestReceived,
+    SessionStateChange,
+    ShutdownRequested,
+    Startup,
+    TimerFired,
+    WriteFailure,
+    WriteResult,
+)
+from fsm.requests import StopReplicaRequest
+from fsm.values import TopicAssignment
+from fsm.zk_session_states import ZkClientState
+from fsm.znodes import (
+    BrokerRegistration,
+    PreferredElectionZnode,
+    ReassignmentZnode,
+)
+from model_check.world import actions as A
+from model_check.world import describe as D
+from model_check.world import reads as R
+from model_check.world import state as S
+from model_check.world.channels import (
+    REQUEST,
+    RESPONSE,
+    SHUTDOWN,
+    SHUTDOWN_REPLY,
+    ChannelKey,
+)
+from model_check.world.config import (
+    AddPartitions,
+    AdminOp,
+    ControlledShutdownOf,
+    CreateTopic,
+    DeleteTopic,
+    PreferredElection,
+    Reassign,
+)
+from model_check.world.cores import new_controller
+from model_check.world.zookeeper import BAD_VERSION, EMPTY, NO_NODE, OK, MultiResult
+
+if TYPE_CHECKING:
+    from fsm.effects import ZkOp
+    from fsm.requests import ControllerRequest
+    from model_check.world.world import World
+
+MAX_ROUNDS = 64
+"""Bound on synchronous follow-ups within one step (a loop here is a bug)."""
+
+
+# ================================================================ controller side
+
+
+def handle_controller(w: World, b: int, event: object) -> list[str]:
+    """Hand ``event`` to controller ``b`` and execute its effects; synchronous answers
+    (``ClusterLoaded``) are handed back at once, as the real event thread reads inline."""
+    lines: list[str] = []
+    work = [event]
+    rounds = 0
+    while work:
+        rounds += 1
+        assert rounds <= MAX_ROUNDS, f"controller {b}: more than {MAX_ROUNDS} rounds in one step"
+        ev = work.pop(0)
+        ctl = w.controllers[b]
+        effects = ctl.handle(ev)
+        lines.append(f"c{b} handle {D.event(ev)}")
+        for eff in effects:
+            follow = _controller_effect(w, b, eff, lines)
+            if follow is not None:
+                work.append(follow)
+    return lines
+
+
+def _controller_effect(w: World, b: int, eff: object, lines: list[str]) -> object | None:
+    if isinstance(eff, ZkWrite):
+        assert b not in w.writes, f"controller {b} decided a second write before a result"
+        w.writes[b] = S.PendingWrite(eff, w.procs[b].controller_session)
+        lines.append(f"c{b} decide write #{eff.token} fence={eff.fence_version}: "
+                     + "; ".join(D.op(o) for o in eff.ops))
+    elif isinstance(eff, SendRequest):
+        _send_request(w, b, eff.broker_id, eff.request, lines)
+    elif isinstance(eff, ReplyControlledShutdown):
+        if w.procs[eff.broker_id].up:
+            w.channels.send(ChannelKey(SHUTDOWN_REPLY, b, eff.broker_id),
+                            (eff.correlation, eff.response))
+            lines.append(f"c{b} reply ControlledShutdown -> b{eff.broker_id} "
+                         f"{eff.response.error.name} remaining={len(eff.response.remaining)}")
+        else:
+            lines.append(f"c{b} reply ControlledShutdown -> b{eff.broker_id} lost (down)")
+    elif isinstance(eff, LoadCluster):
+        if w.controllers[b].awaiting_write:
+            w.enqueue(b, S.Marker(S.LOAD), front=True)
+            return None
+        snap = R.cluster_snapshot(w.zk, w.procs[b].controller_session)
+        return ClusterLoaded(snap)
+    elif isinstance(eff, StartTimer):
+        w.timers.add((b, "c", eff.kind.value))
+    elif isinstance(eff, CancelTimer):
+        w.timers.discard((b, "c", eff.kind.value))
+    elif isinstance(eff, BecameController):
+        lines.append(f"c{b} became controller epoch={eff.epoch}")
+    elif isinstance(eff, Resigned):
+        _resigned(w, b)
+        lines.append(f"c{b} resigned: {eff.reason}")
+    elif isinstance(eff, RemoveBrokerChannel):
+        lost = w.channels.drop(REQUEST, src=b, dst=eff.broker_id)
+        if lost:
+            lines.append(f"c{b} remove channel to b{eff.broker_id} ({lost} lost)")
+    else:
+        raise TypeError(f"unknown controller effect {eff!r}")
+    return None
+
+
+def _send_request(w: World, c: int, target: int, req: ControllerRequest,
+                  lines: list[str]) -> None:
+    if not w.procs[target].up:
+        lines.append(f"c{c} send -> b{target} lost (down): {D.request(req)}")
+        return
+    w.channels.send(ChannelKey(REQUEST, c, target), (0, req))
+    lines.append(f"c{c} send -> b{target} {D.request(req)}")
+
+
+def _resigned(w: World, b: int) -> None:
+    """A resigning controller unregisters its watchers, closes its channels to the brokers
+    (responses and ControlledShutdowns on their way to it are lost; requests already on the
+    wire still arrive), cancels its timers and forgets queued controller-only events."""
+    cs = w.procs[b].controller_session
+    if cs:
+        w.zk.drop_watches(cs, keep=(P.CONTROLLER,))
+    w.channels.drop(RESPONSE, dst=b)
+    w.channels.drop(SHUTDOWN, dst=b)
+    w.timers = {t for t in w.timers if not (t[0] == b and t[1] == "c")}
+    w.queues[b] = tuple(e for e in w.queues[b] if _survives_resignation(e))
+
+
+def _survives_resignation(item: object) -> bool:
+    if isinstance(item, S.Marker):
+        return item.kind == S.CONTROLLER
+    return isinstance(item, SessionStateChange | Startup)
+
+
+def materialize(w: World, b: int, item: object) -> object | None:
+    """A queued item -> the event handed to the controller (None: nothing to hand)."""
+    if not isinstance(item, S.Marker):
+        return item
+    cs = w.procs[b].controller_session
+    ctl = w.controllers[b]
+    kind = item.kind
+    if kind == S.CONTROLLER:
+        return R.controller_change(w.zk, cs)
+    if not ctl.is_active:
+        return None
+    if kind == S.LOAD:
+        return ClusterLoaded(R.cluster_snapshot(w.zk, cs))
+    if kind == S.BROKERS:
+        return R.broker_change(w.zk, cs)
+    if kind == S.TOPICS:
+        return R.topic_change(w.zk, frozenset(ctl.topic_names()), cs)
+    if kind == S.TOPIC:
+        a = R.topic_assignment(w.zk, item.arg, cs)
+        return None if a is None else PartitionModification(item.arg, a)
+    if kind == S.DELETE_TOPICS:
+        return R.deletion_request(w.zk, cs)
+    if kind == S.REASSIGN:
+        return R.reassignment_request(w.zk, cs)
+    if kind == S.PREFERRED:
+        return R.preferred_request(w.zk, cs)
+    if kind == S.ISR_CHANGE:
+        return R.isr_change_notification(w.zk, cs)
+    raise ValueError(f"unknown marker {item!r}")
+
+
+def do_process(w: World, a: A.Action) -> list[str]:
+    b = a.broker
+    item, w.queues[b] = w.queues[b][0], w.queues[b][1:]
+    if isinstance(item, Startup):
+        # the event thread reads /controller with a watch, then elects if nobody is there
+        w.zk.get(P.CONTROLLER, w.procs[b].controller_session)
+    event = materialize(w, b, item)
+    if event is None:
+        return [f"c{b} skip {item.describe() if isinstance(item, S.Marker) else item}"]
+    lines = handle_controller(w, b, event)
+    if isinstance(item, Startup):
+        # Startup carries no epoch: the first attempt guesses; what the event thread read
+        # from /controller and /controller_epoch follows at once (contract gap, see report)
+        w.enqueue(b, S.Marker(S.CONTROLLER), front=True)
+    return lines
+
+
+def commit(w: World, pw: S.PendingWrite) -> WriteResult:
+    write = pw.write
+    zk = w.zk
+    if not zk.alive(pw.session):
+        return WriteResult(write.token, fenced=True)
+    if write.fence_version is None:
+        r = zk.multi(write.ops, pw.session)
+        return WriteResult(write.token, failures=() if r.ok else _failures(w, write.ops, r))
+    failures: list[WriteFailure] = []
+    for i, op in enumerate(write.ops):
+        r = zk.multi((CheckOp(P.CONTROLLER_EPOCH, write.fence_version), op), pw.session)
+        if r.ok:
+            continue
+        if r.results[0].code in (BAD_VERSION, NO_NODE):
+            assert i == 0, "the fence moved in the middle of one commit"
+            return WriteResult(write.token, fenced=True)
+        failures += _failures(w, (op,), MultiResult(False, r.results[1:], 0))
+    return WriteResult(write.token, failures=tuple(failures))
+
+
+def _failures(w: World, ops: tuple[ZkOp, ...], r: MultiResult) -> list[WriteFailure]:
+    out = []
+    for op, res in zip(ops, r.results, strict=True):
+        if res.code == OK:
+            continue
+        node = w.zk.get(op.path)
+        out.append(WriteFailure(op.path, res.code, None if node is None else node.data,
+                                -1 if node is None else node.version))
+    return out
+
+
+def do_commit(w: World, a: A.Action) -> list[str]:
+    b = a.broker
+    pw = w.writes.pop(b)
+    result = commit(w, pw)
+    if result.fenced:
+        line = f"c{b} commit #{pw.write.token} FENCED (nothing written)"
+    else:
+        bad = {f.path for f in result.failures}
+        done = [D.op(o) for o in pw.write.ops if o.path not in bad]
+        line = f"c{b} commit #{pw.write.token}: " + ("; ".join(done) or "nothing")
+        if result.failures:
+            line += " | failed: " + "; ".join(f"{f.path} {f.code}" for f in result.failures)
+    return [line, *handle_controller(w, b, result)]
+
+
+def do_notify(w: World, a: A.Action) -> list[str]:
+    b = a.broker
+    n = w.zk.pop_notification(w.procs[b].controller_session)
+    marker = S.marker_for(n.path)
+    if marker is None or (marker.kind == S.TOPIC and n.kind != "NodeDataChanged"):
+        return [f"c{b} watch {n.kind} {n.path} (ignored)"]
+    w.enqueue(b, marker)
+    return [f"c{b} watch {n.kind} {n.path} -> queue {marker.describe()}"]
+
+
+# ================================================================ broker side
+
+
+def handle_broker(w: World, b: int, event: object, reply_to: int | None = None,
+                  request: ControllerRequest | None = None) -> list[str]:
+    lines: list[str] = []
+    work = [event]
+    rounds = 0
+    while work:
+        rounds += 1
+        assert rounds <= MAX_ROUNDS, f"broker {b}: more than {MAX_ROUNDS} rounds in one step"
+        ev = work.pop(0)
+        before = w.brokers[b].state
+        effects = w.brokers[b].handle(ev)
+        after = w.brokers[b].state
+        moved = f" [{before.value} -> {after.value}]" if before is not after else ""
+        lines.append(f"b{b} handle {D.event(ev)}{moved}")
+        for eff in effects:
+            follow = _broker_effect(w, b, eff, lines, reply_to, request)
+            if follow is not None:
+                work.append(follow)
+    return lines
+
+
+def _broker_effect(w: World, b: int, eff: object, lines: list[str], reply_to: int | None,
+                   request: ControllerRequest | None) -> object | None:
+    if isinstance(eff, Respond):
+        assert reply_to is not None and request is not None, "Respond without a request"
+        delete = request.delete_partitions if isinstance(request, StopReplicaRequest) else None
+        resp = BrokerResponseReceived(b, request.broker_epoch, request.api, eff.response, delete)
+        if w.procs[reply_to].up:
+            w.channels.send(ChannelKey(RESPONSE, b, reply_to), resp)
+        lines.append(f"b{b} respond -> c{reply_to} {request.api} {eff.response.error.name}")
+    elif isinstance(eff, BrokerZkWrite):
+        failures: list[WriteFailure] = []
+        for op in eff.ops:
+            r = w.zk.multi((op,))
+            if r.ok:
+                created = r.results[0].path
+                lines.append(f"b{b} zk {D.op(op) if created == op.path else 'create ' + created}")
+            else:
+                failures += _failures(w, (op,), r)
+                lines.append(f"b{b} zk {D.op(op)} FAILED {r.results[0].code}")
+        return BrokerWriteResult(eff.token, tuple(failures))
+    elif isinstance(eff, SendControlledShutdown):
+        c = R.active_controller(w.zk)
+        if c is None or not w.procs[c].up:
+            lines.append(f"b{b} ControlledShutdown lost: no controller")
+        else:
+            # the correlation is the request's broker epoch: it comes back with the answer
+            w.channels.send(ChannelKey(SHUTDOWN, b, c), (eff.request.broker_epoch, eff.request))
+            lines.append(f"b{b} send ControlledShutdown(be={eff.request.broker_epoch}) -> c{c}")
+    elif isinstance(eff, Register):
+        return _register(w, b, lines)
+    elif isinstance(eff, LoadBrokerMetadata):
+        return R.broker_metadata(w.zk)
+    elif isinstance(eff, StartTimer):
+        w.timers.add((b, "b", eff.kind.value))
+    elif isinstance(eff, CancelTimer):
+        w.timers.discard((b, "b", eff.kind.value))
+    elif isinstance(eff, Exit):
+        lines.append(f"b{b} exit")
+        _process_gone(w, b)
+        return BrokerCrashed()
+    else:
+        raise TypeError(f"unknown broker effect {eff!r}")
+    return None
+
+
+def _register(w: World, b: int, lines: list[str]) -> object | None:
+    proc = w.procs[b]
+    if not w.zk.alive(proc.broker_session):
+        proc = proc._replace(broker_session=w.zk.open_session())
+        w.procs[b] = proc
+    cfg = w.brokers[b].config
+    r = w.zk.create(P.broker(b), BrokerRegistration(b, cfg.endpoints, cfg.rack),
+                    session=proc.broker_session, ephemeral=True)
+    if r.code != OK:
+        lines.append(f"b{b} register FAILED {r.code}")
+        return None
+    epoch = w.zk.get(P.broker(b)).czxid
+    lines.append(f"b{b} register /brokers/ids/{b} epoch={epoch}")
+    return BrokerRegistered(epoch)
+
+
+def _process_gone(w: World, b: int) -> None:
+    """The process stopped (exit or kill -9): sessions close, its connections reset, the
+    memory of its controller candidate is lost. Requests a controller queued for it stay
+    queued (Kafka's channel manager keeps a queue per broker id until the controller handles
+    the BrokerChange): they reach the next incarnation unless removed first -- the reason
+    requests carry the broker epoch (seed 000, KIP-380)."""
+    proc = w.procs[b]
+    for s in (proc.broker_session, proc.controller_session):
+        if s:
+            w.zk.expire_session(s)
+    for key in w.channels.nonempty():
+        if key.src == b or (key.dst == b and key.kind != REQUEST):
+            w.channels.queues.pop(key)
+    w.writes.pop(b, None)
+    w.timers = {t for t in w.timers if t[0] != b}
+    w.queues[b] = ()
+    w.controllers[b] = new_controller(w.config, b)
+    w.procs[b] = S.Proc(up=False, started=True)
+
+
+def do_deliver(w: World, a: A.Action) -> list[str]:
+    key: ChannelKey = a.arg  # type: ignore[assignment]
+    msg = w.channels.pop(key)
+    if key.kind == REQUEST:
+        corr, req = msg  # type: ignore[misc]
+        return handle_broker(w, key.dst, RequestReceived(req, corr), key.src, req)
+    if key.kind == RESPONSE:
+        w.enqueue(key.dst, msg)
+        return [f"c{key.dst} queue {D.event(msg)}"]
+    if key.kind == SHUTDOWN:
+        corr, req = msg  # type: ignore[misc]
+        ev = ControlledShutdown(req, corr)
+        w.enqueue(key.dst, ev)
+        return [f"c{key.dst} queue {D.event(ev)}"]
+    if key.kind == SHUTDOWN_REPLY:
+        epoch, resp = msg  # type: ignore[misc]
+        return handle_broker(w, key.dst, ControlledShutdownAnswered(resp, epoch))
+    raise ValueError(key)
+
+
+# ================================================================ lifecycle and faults
+
+
+def do_start(w: World, a: A.Action) -> list[str]:
+    b = a.broker
+    zk = w.zk
+    w.procs[b] = S.Proc(up=True, started=True, broker_session=zk.open_session(),
+                        controller_session=zk.open_session())
+    w.controllers[b] = new_controller(w.config, b)
+    w.queues[b] = (Startup(),)
+    return [f"b{b} process starts", *handle_broker(w, b, BrokerStarted())]
+
+
+def do_crash(w: World, a: A.Action) -> list[str]:
+    b = a.broker
+    _process_gone(w, b)
+    return [f"b{b} CRASH", *handle_broker(w, b, BrokerCrashed())]
+
+
+def do_expire_broker(w: World, a: A.Action) -> list[str]:
+    b = a.broker
+    proc = w.procs[b]
+    deleted = w.zk.expire_session(proc.broker_session)
+    w.procs[b] = proc._replace(broker_session=0, session_lost=True)
+    return [f"b{b} broker session EXPIRED (deleted {', '.join(deleted) or 'nothing'}); "
+            f"the broker has not noticed yet"]
+
+
+def do_session_lost(w: World, a: A.Action) -> list[str]:
+    b = a.broker
+    w.procs[b] = w.procs[b]._replace(session_lost=False)
+    return handle_broker(w, b, BrokerSessionExpired())
+
+
+def do_expire_controller(w: World, a: A.Action) -> list[str]:
+    """The candidate's session expires; the client learns it (CLOSED: Kafka clears the event
+    queue and puts the expiry first), opens a new session and starts again."""
+    b = a.broker
+    proc = w.procs[b]
+    deleted = w.zk.expire_session(proc.controller_session)
+    w.procs[b] = proc._replace(controller_session=w.zk.open_session())
+    w.queues[b] = (SessionStateChange(ZkClientState.CLOSED), Startup())
+    return [f"c{b} controller session EXPIRED (deleted {', '.join(deleted) or 'nothing'})"]
+
+
+def do_drop(w: World, a: A.Action) -> list[str]:
+    lost = w.channels.drop_connection(a.broker, a.arg)  # type: ignore[arg-type]
+    return [f"connection {a.broker}<->{a.arg} DROPPED ({lost} messages lost)"]
+
+
+def do_timer(w: World, a: A.Action) -> list[str]:
+    b = a.broker
+    role, kind = a.arg  # type: ignore[misc]
+    w.timers.discard((b, role, kind.value))
+    if role == "c":
+        w.enqueue(b, TimerFired(kind))
+        return [f"c{b} timer {kind.value} fired -> queue"]
+    return handle_broker(w, b, TimerFired(kind))
+
+
+def do_isr_change(w: World, a: A.Action) -> list[str]:
+    tp, isr = a.arg  # type: ignore[misc]
+    return handle_broker(w, a.broker, IsrChangeWanted(tp, isr))
+
+
+def isr_change_choices(w: World) -> list[A.Action]:
+    """For every acting leader: shrink its ISR by one follower, or expand it by one assigned
+    replica whose process runs."""
+    out: list[A.Action] = []
+    for b in w.config.broker_ids:
+        core = w.brokers[b]
+        if not w.procs[b].up or core.state is not BrokerState.RUNNING:
+            continue
+        for tp, view in core.replicas():
+            if not core.believes_leader(tp):
+                continue
+            for f in view.isr:
+                if f != b:
+                    out.append(A.Action(A.ISR_CHANGE, b, (tp, tuple(x for x in view.isr
+                                                                    if x != f))))
+            for r in view.replicas:
+                if r not in view.isr and w.procs[r].up:
+                    out.append(A.Action(A.ISR_CHANGE, b, (tp, view.isr + (r,))))
+    return out
+
+
+# ================================================================ admin
+
+
+def admin_enabled(w: World, op: AdminOp) -> bool:
+    if isinstance(op, ControlledShutdownOf):
+        return w.procs[op.broker].up and w.brokers[op.broker].state is BrokerState.RUNNING
+    return True
+
+
+def do_admin(w: World, a: A.Action) -> list[str]:
+    i: int = a.arg  # type: ignore[assignment]
+    op = w.config.admin[i]
+    w.admin_done.add(i)
+    if isinstance(op, ControlledShutdownOf):
+        return [f"admin {op.describe()} (SIGTERM)",
+                *handle_broker(w, op.broker, ShutdownRequested())]
+    return [f"admin {op.describe()}: {run_admin(w, op)}"]
+
+
+def run_admin(w: World, op: AdminOp) -> str:
+    """Write ``op`` into ZooKeeper as Kafka's tools do; returns what happened."""
+    zk = w.zk
+    if isinstance(op, CreateTopic):
+        r = zk.create(P.topic(op.topic), TopicAssignment(op.assignment))
+        return f"create {P.topic(op.topic)} {r.code}"
+    if isinstance(op, DeleteTopic):
+        if zk.get(P.topic(op.topic)) is None:
+            return "unknown topic (tool refuses)"
+        r = zk.create(P.delete_topic(op.topic), EMPTY)
+        return f"create {P.delete_topic(op.topic)} {r.code}"
+    if isinstance(op, AddPartitions):
+        node = zk.get(P.topic(op.topic))
+        if node is None:
+            return "unknown topic (tool refuses)"
+        merged = dict(node.data.partitions)
+        merged.update(dict(op.added))
+        new = TopicAssignment(tuple(sorted(merged.items())), node.data.adding,
+                              node.data.removing)
+        code = zk.set_data(P.topic(op.topic), new, node.version)
+        return f"set {P.topic(op.topic)} {code}"
+    if isinstance(op, Reassign):
+        r = zk.create(P.REASSIGN_PARTITIONS, ReassignmentZnode(op.targets))
+        return f"create {P.REASSIGN_PARTITIONS} {r.code}"
+    if isinstance(op, PreferredElection):
+        r = zk.create(P.PREFERRED_REPLICA_ELECTION, PreferredElectionZnode(op.partitions))
+        return f"create {P.PREFERRED_REPLICA_ELECTION} {r.code}"
+    raise TypeError(op)
+
+
+def do_restart(w: World, a: A.Action) -> list[str]:
+    return do_start(w, a)
+
+
+HANDLERS = {
+    A.COMMIT: do_commit,
+    A.PROCESS: do_process,
+    A.NOTIFY: do_notify,
+    A.DELIVER: do_deliver,
+    A.SESSION_LOST: do_session_lost,
+    A.START: do_start,
+    A.TIMER: do_timer,
+    A.CRASH: do_crash,
+    A.RESTART: do_restart,
+    A.EXPIRE_BROKER: do_expire_broker,
+    A.EXPIRE_CONTROLLER: do_expire_controller,
+    A.DROP: do_drop,
+    A.ISR_CHANGE: do_isr_change,
+    A.ADMIN: do_admin,
+}

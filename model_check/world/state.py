@@ -1,0 +1,68 @@
+"""Small immutable pieces of the world's state."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from fsm import zk_paths as P
+from fsm.effects import ZkWrite
+
+
+class Proc(NamedTuple):
+    """A broker process: whether it runs, its two ZooKeeper sessions (0 = none), and whether
+    its broker session expired without the broker core knowing yet (a GC pause)."""
+
+    up: bool = False
+    started: bool = False
+    broker_session: int = 0
+    controller_session: int = 0
+    session_lost: bool = False
+
+
+class Marker(NamedTuple):
+    """A queued controller event whose data the event thread reads when it processes it
+    (as Kafka's ``ControllerEvent``s for watches do): ``kind`` is one of ``MARKERS``."""
+
+    kind: str
+    arg: str = ""
+
+    def describe(self) -> str:
+        return f"{self.kind}({self.arg})" if self.arg else self.kind
+
+
+class PendingWrite(NamedTuple):
+    """A controller ``ZkWrite`` decided and not committed yet, with the session it uses."""
+
+    write: ZkWrite
+    session: int
+
+
+CONTROLLER = "controller"
+BROKERS = "brokers"
+TOPICS = "topics"
+TOPIC = "topic"
+DELETE_TOPICS = "delete-topics"
+REASSIGN = "reassign"
+PREFERRED = "preferred"
+ISR_CHANGE = "isr-change"
+LOAD = "load"
+
+WATCHED_PATHS = {
+    P.CONTROLLER: CONTROLLER,
+    P.BROKER_IDS: BROKERS,
+    P.TOPICS: TOPICS,
+    P.DELETE_TOPICS: DELETE_TOPICS,
+    P.REASSIGN_PARTITIONS: REASSIGN,
+    P.PREFERRED_REPLICA_ELECTION: PREFERRED,
+    P.ISR_CHANGE_NOTIFICATION: ISR_CHANGE,
+}
+
+
+def marker_for(path: str) -> Marker | None:
+    kind = WATCHED_PATHS.get(path)
+    if kind is not None:
+        return Marker(kind)
+    prefix = P.TOPICS + "/"
+    if path.startswith(prefix) and "/" not in path[len(prefix):]:
+        return Marker(TOPIC, path[len(prefix):])
+    return None

@@ -1,0 +1,338 @@
+"""An in-memory ZooKeeper with the semantics the controller depends on.
+
+* znodes hold the ``fsm`` value objects as they are (no JSON), with a data
+  ``version``, a ``cversion``, ``czxid``/``mzxid`` from one global zxid counter
+  (a ``multi`` is one transaction: one zxid), and the owning session of an
+  ephemeral znode (0 for a persistent one);
+* sessions: open, expire/close (its ephemerals are deleted, its watches dropped);
+* one-shot data watches (``get``/``exists``, also on an absent path) and child
+  watches, registered per session; a fired watch becomes a pending notification
+  ``(session, path, kind)``, delivered one at a time by the world, FIFO per session;
+* ``multi`` of Create/SetData/Delete/Check ops that commits as a whole or not at
+  all, with per-op error codes (``BadVersion``, ``NoNode``, ``NodeExists``,
+  ``NotEmpty``); sequential znodes get a 10-digit suffix from the parent's
+  cversion; ``DeleteOp(recursive=True)`` deletes the subtree; ``CreateOp(make_parents=True)``
+  creates missing parents (persistent, ``EmptyZnode``) as Kafka's ``createRecursive`` does.
+
+State is one dict ``path -> Znode`` (immutable values) plus small sets, so a
+snapshot is a few sorted tuples and a restore a few ``dict``/``set`` calls.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from fsm.effects import CheckOp, CreateOp, DeleteOp, SetDataOp, ZkOp
+from fsm.znodes import EmptyZnode
+
+OK = "Ok"
+NO_NODE = "NoNode"
+NODE_EXISTS = "NodeExists"
+BAD_VERSION = "BadVersion"
+NOT_EMPTY = "NotEmpty"
+NO_CHILDREN_FOR_EPHEMERALS = "NoChildrenForEphemerals"
+SESSION_EXPIRED = "SessionExpired"
+ROLLED_BACK = "RuntimeInconsistency"
+"""ZooKeeper's code for the ops of a failed ``multi`` that did not fail themselves."""
+
+# notification kinds (ZooKeeper's EventType)
+CREATED = "NodeCreated"
+DELETED = "NodeDeleted"
+CHANGED = "NodeDataChanged"
+CHILDREN = "NodeChildrenChanged"
+
+EMPTY = EmptyZnode()
+
+
+class Znode(NamedTuple):
+    data: object
+    version: int
+    cversion: int
+    czxid: int
+    mzxid: int
+    owner: int  # session id of an ephemeral znode, 0 for a persistent one
+    children: tuple[str, ...]  # sorted child names
+
+
+class Notification(NamedTuple):
+    session: int
+    path: str
+    kind: str
+
+
+class OpResult(NamedTuple):
+    code: str
+    path: str  # the created path (sequential names resolved) or the op's path
+
+
+class MultiResult(NamedTuple):
+    ok: bool
+    results: tuple[OpResult, ...]
+    zxid: int  # the transaction's zxid (0 when it failed)
+
+    def first_error(self) -> OpResult | None:
+        for r in self.results:
+            if r.code not in (OK, ROLLED_BACK):
+                return r
+        return None
+
+
+def parent_of(path: str) -> str:
+    i = path.rfind("/")
+    return "/" if i == 0 else path[:i]
+
+
+def name_of(path: str) -> str:
+    return path[path.rfind("/") + 1:]
+
+
+def join(parent: str, name: str) -> str:
+    return f"/{name}" if parent == "/" else f"{parent}/{name}"
+
+
+ROOT = Znode(EMPTY, 0, 0, 0, 0, 0, ())
+
+
+class ZooKeeper:
+    """The ensemble as one linearizable store (what every client sees after a sync)."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, Znode] = {"/": ROOT}
+        self.zxid = 0
+        self.next_session = 1
+        self.sessions: set[int] = set()
+        self.data_watches: set[tuple[int, str]] = set()
+        self.child_watches: set[tuple[int, str]] = set()
+        self.pending: list[Notification] = []
+
+    # ------------------------------------------------------------ snapshot
+
+    def snapshot(self) -> tuple:
+        return (
+            tuple(sorted(self.nodes.items())),
+            self.zxid,
+            self.next_session,
+            tuple(sorted(self.sessions)),
+            tuple(sorted(self.data_watches)),
+            tuple(sorted(self.child_watches)),
+            tuple(self.pending),
+        )
+
+    @classmethod
+    def restore(cls, snap: tuple) -> ZooKeeper:
+        zk = cls.__new__(cls)
+        nodes, zk.zxid, zk.next_session, sessions, dw, cw, pending = snap
+        zk.nodes = dict(nodes)
+        zk.sessions = set(sessions)
+        zk.data_watches = set(dw)
+        zk.child_watches = set(cw)
+        zk.pending = list(pending)
+        return zk
+
+    # ------------------------------------------------------------ sessions
+
+    def open_session(self) -> int:
+        sid = self.next_session
+        self.next_session += 1
+        self.sessions.add(sid)
+        return sid
+
+    def alive(self, session: int) -> bool:
+        return session in self.sessions
+
+    def expire_session(self, session: int) -> list[str]:
+        """Expire (or close) ``session``: delete its ephemerals (one transaction), drop its
+        watches and undelivered notifications. Returns the deleted paths."""
+        if session not in self.sessions:
+            return []
+        self.sessions.discard(session)
+        self.data_watches = {w for w in self.data_watches if w[0] != session}
+        self.child_watches = {w for w in self.child_watches if w[0] != session}
+        self.pending = [n for n in self.pending if n.session != session]
+        owned = sorted(p for p, n in self.nodes.items() if n.owner == session)
+        if owned:
+            self.zxid += 1
+            for path in owned:
+                self._delete(path, self.zxid)
+        return owned
+
+    # ------------------------------------------------------------ reads
+
+    def get(self, path: str, watch: int | None = None) -> Znode | None:
+        """``getData``/``exists``; ``watch`` registers a one-shot data watch for that
+        session (an exists watch when the znode is absent: it fires on creation)."""
+        if watch is not None:
+            assert watch in self.sessions, f"watch from dead session {watch}"
+            self.data_watches.add((watch, path))
+        return self.nodes.get(path)
+
+    def children(self, path: str, watch: int | None = None) -> tuple[str, ...]:
+        """``getChildren`` (sorted); an absent znode has none (and takes no watch, as in
+        ZooKeeper where getChildren on an absent path fails)."""
+        node = self.nodes.get(path)
+        if node is None:
+            return ()
+        if watch is not None:
+            assert watch in self.sessions, f"watch from dead session {watch}"
+            self.child_watches.add((watch, path))
+        return node.children
+
+    def data(self, path: str) -> object | None:
+        node = self.nodes.get(path)
+        return None if node is None else node.data
+
+    def paths(self) -> list[str]:
+        return sorted(self.nodes)
+
+    # ------------------------------------------------------------ notifications
+
+    def sessions_with_notifications(self) -> list[int]:
+        return sorted({n.session for n in self.pending})
+
+    def next_notification(self, session: int) -> Notification | None:
+        for n in self.pending:
+            if n.session == session:
+                return n
+        return None
+
+    def pop_notification(self, session: int) -> Notification:
+        for i, n in enumerate(self.pending):
+            if n.session == session:
+                del self.pending[i]
+                return n
+        raise KeyError(f"no notification pending for session {session}")
+
+    def drop_watches(self, session: int, keep: tuple[str, ...] = ()) -> None:
+        """The client forgets its watchers (a resigning controller unregisters its handlers):
+        watches and undelivered notifications of ``session``, except on ``keep`` paths."""
+        self.data_watches = {w for w in self.data_watches if w[0] != session or w[1] in keep}
+        self.child_watches = {w for w in self.child_watches if w[0] != session or w[1] in keep}
+        self.pending = [n for n in self.pending if n.session != session or n.path in keep]
+
+    def _fire(self, watches: set[tuple[int, str]], path: str, kind: str) -> None:
+        hit = sorted(w for w in watches if w[1] == path)
+        for w in hit:
+            watches.discard(w)
+            self.pending.append(Notification(w[0], path, kind))
+
+    # ------------------------------------------------------------ writes
+
+    def multi(self, ops: tuple[ZkOp, ...] | list[ZkOp], session: int = 0) -> MultiResult:
+        """Commit ``ops`` as one transaction, or nothing. ``session`` owns ephemerals and
+        must be alive (0 = a client outside the model, e.g. an admin tool)."""
+        if session and session not in self.sessions:
+            return MultiResult(False, tuple(OpResult(SESSION_EXPIRED, _path(o)) for o in ops), 0)
+        saved = (self.nodes.copy(), set(self.data_watches), set(self.child_watches),
+                 len(self.pending))
+        zxid = self.zxid + 1
+        results: list[OpResult] = []
+        failed = False
+        for op in ops:
+            code, path = self._apply(op, session, zxid)
+            results.append(OpResult(code, path))
+            if code != OK:
+                failed = True
+                break
+        if failed:
+            self.nodes, self.data_watches, self.child_watches, n = saved
+            del self.pending[n:]
+            rolled = [OpResult(ROLLED_BACK, r.path) if r.code == OK else r for r in results]
+            rolled += [OpResult(ROLLED_BACK, _path(o)) for o in ops[len(results):]]
+            return MultiResult(False, tuple(rolled), 0)
+        self.zxid = zxid
+        return MultiResult(True, tuple(results), zxid)
+
+    def create(self, path: str, data: object = EMPTY, *, session: int = 0,
+               ephemeral: bool = False, sequential: bool = False,
+               make_parents: bool = False) -> OpResult:
+        r = self.multi((CreateOp(path, data, ephemeral, sequential, make_parents),), session)
+        return r.results[0] if not r.ok else OpResult(OK, r.results[0].path)
+
+    def set_data(self, path: str, data: object, version: int = -1) -> str:
+        return self.multi((SetDataOp(path, data, version),)).results[0].code
+
+    def delete(self, path: str, version: int = -1, recursive: bool = False) -> str:
+        return self.multi((DeleteOp(path, version, recursive),)).results[0].code
+
+    def ensure_path(self, path: str) -> None:
+        """Create ``path`` and its parents (persistent, empty) if absent."""
+        if path not in self.nodes:
+            self.multi((CreateOp(path, EMPTY, make_parents=True),))
+
+    # ------------------------------------------------------------ ops
+
+    def _apply(self, op: ZkOp, session: int, zxid: int) -> tuple[str, str]:
+        if isinstance(op, CheckOp):
+            node = self.nodes.get(op.path)
+            if node is None:
+                return NO_NODE, op.path
+            if op.version != -1 and node.version != op.version:
+                return BAD_VERSION, op.path
+            return OK, op.path
+        if isinstance(op, SetDataOp):
+            node = self.nodes.get(op.path)
+            if node is None:
+                return NO_NODE, op.path
+            if op.version != -1 and node.version != op.version:
+                return BAD_VERSION, op.path
+            self.nodes[op.path] = node._replace(data=op.data, version=node.version + 1,
+                                                mzxid=zxid)
+            self._fire(self.data_watches, op.path, CHANGED)
+            return OK, op.path
+        if isinstance(op, DeleteOp):
+            node = self.nodes.get(op.path)
+            if node is None:
+                return NO_NODE, op.path
+            if op.version != -1 and node.version != op.version:
+                return BAD_VERSION, op.path
+            if node.children and not op.recursive:
+                return NOT_EMPTY, op.path
+            self._delete(op.path, zxid)
+            return OK, op.path
+        if isinstance(op, CreateOp):
+            return self._create(op, session, zxid)
+        raise TypeError(f"not a ZooKeeper op: {op!r}")
+
+    def _create(self, op: CreateOp, session: int, zxid: int) -> tuple[str, str]:
+        parent = parent_of(op.path)
+        if parent not in self.nodes:
+            if not op.make_parents:
+                return NO_NODE, op.path
+            # Kafka's createRecursive: make the missing parents, persistent and empty
+            code, _ = self._create(CreateOp(parent, EMPTY, make_parents=True), 0, zxid)
+            if code != OK:
+                return code, op.path
+        pnode = self.nodes[parent]
+        if pnode.owner:
+            return NO_CHILDREN_FOR_EPHEMERALS, op.path
+        path = op.path + f"{pnode.cversion:010d}" if op.sequential else op.path
+        if path in self.nodes:
+            return NODE_EXISTS, path
+        if op.ephemeral and not session:
+            raise ValueError(f"ephemeral {path} needs a session")
+        owner = session if op.ephemeral else 0
+        self.nodes[path] = Znode(op.data, 0, 0, zxid, zxid, owner, ())
+        name = name_of(path)
+        self.nodes[parent] = pnode._replace(cversion=pnode.cversion + 1,
+                                            children=tuple(sorted(pnode.children + (name,))))
+        self._fire(self.data_watches, path, CREATED)
+        self._fire(self.child_watches, parent, CHILDREN)
+        return OK, path
+
+    def _delete(self, path: str, zxid: int) -> None:
+        node = self.nodes[path]
+        for child in node.children:
+            self._delete(join(path, child), zxid)
+        del self.nodes[path]
+        parent = parent_of(path)
+        pnode = self.nodes[parent]
+        name = name_of(path)
+        self.nodes[parent] = pnode._replace(
+            cversion=pnode.cversion + 1, children=tuple(c for c in pnode.children if c != name))
+        self._fire(self.data_watches, path, DELETED)
+        self._fire(self.child_watches, path, DELETED)
+        self._fire(self.child_watches, parent, CHILDREN)
+
+
+def _path(op: ZkOp) -> str:
+    return op.path
