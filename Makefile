@@ -28,7 +28,6 @@ $(STAMP): pyproject.toml
 
 lint: setup
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
 
 diagrams: setup
 	$(BIN)/kcontrol diagrams --out specs/diagrams --format mermaid

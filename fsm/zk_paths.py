@@ -53,6 +53,6 @@ def parse_partition_state(path: str) -> tuple[str, int] | None:
     """``/brokers/topics/t/partitions/3/state`` -> ``("t", 3)``; anything else -> None."""
     parts = path.split("/")
     if len(parts) == 7 and parts[1:3] == ["brokers", "topics"] and parts[4] == "partitions" \
-            and parts[6] == "state" and parts[5].isdigit():
+            and parts[6] == "state" and parts[5].isascii() and parts[5].isdigit():
         return parts[3], int(parts[5])
     return None

@@ -1,0 +1,379 @@
+"""Bulk reads: ZooKeeper 3.6+'s ``multiRead`` (opcode 22) as a kazoo request type.
+
+kazoo has no ``multiRead``. ``MultiRead`` below is a request object in kazoo's own shape (a
+``type`` and ``serialize``/``deserialize``) sent with the client's internal
+``_call(request, async_result)``; kazoo's connection thread frames it, and hands the reply body
+to ``deserialize``. Unlike ``multi`` (opcode 14) a ``multiRead`` is not atomic and not
+all-or-nothing: every sub-read answers on its own, a missing znode comes back as an error result
+(``NoNodeError``) for that path only.
+
+Wire format (ZooKeeper's ``MultiOperationRecord`` / ``MultiResponse``)::
+
+    request  := { header(type=4|8, done=False, err=-1) path:ustring watch:bool }* header(-1, True, -1)
+    response := { header(4, False, 0) data:buffer stat:Stat
+                | header(8, False, 0) children:vector<ustring>
+                | header(-1, False, err) err:int }* header(-1, True, -1)
+
+Batch sizes. A server closes the connection on a request packet longer than its
+``jute.maxbuffer`` (default 0xfffff bytes, 1 MiB - 1), so every batch's request size is computed
+exactly and kept under ``max_batch_bytes``. The *response* size is unknown before reading (it is
+the sum of the znodes' data), so it is bounded by count: a batch of ``n`` reads answers at most
+``n * (RESPONSE_OVERHEAD + D)`` bytes for znodes of at most ``D`` bytes. With the default 1000
+paths per batch that is under 1 MiB for znodes up to 900 bytes: partition states (~80 bytes),
+broker registrations, notifications. For larger znodes (topic znodes of big topics) pass a smaller
+``max_batch_paths`` -- or ``expected_znode_bytes``, which derives it. (ZooKeeper 3.8's server does
+not refuse a large reply and kazoo reads replies of any length, so an underestimate costs memory,
+not correctness; a Java client would refuse a reply over its own ``jute.maxbuffer``.)
+
+Servers older than 3.6 answer opcode 22 with ``UNIMPLEMENTED`` and drop the connection;
+``read_many`` probes once per client (``probe_multi_read``), then falls back to pipelined
+``get_async`` and remembers that for the client (``supports_multi_read``).
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Literal, NamedTuple
+
+from kazoo.client import KazooClient
+from kazoo.exceptions import (
+    EXCEPTIONS,
+    ConnectionLoss,
+    KazooException,
+    NoAuthError,
+    NoNodeError,
+    UnimplementedError,
+)
+from kazoo.protocol.paths import _prefix_root
+from kazoo.protocol.serialization import (
+    GetChildren,
+    GetData,
+    int_struct,
+    multiheader_struct,
+    read_buffer,
+    read_string,
+    stat_struct,
+    write_string,
+)
+from kazoo.protocol.states import KazooState, ZnodeStat
+
+OPCODE = 22
+JUTE_MAXBUFFER = 0xFFFFF
+"""ZooKeeper's default ``jute.maxbuffer``: the longest packet a server (or Java client) accepts."""
+FRAME_OVERHEAD = 4 + 4 + 4  # length prefix, xid, opcode
+HEADER_BYTES = multiheader_struct.size  # type:int done:bool err:int = 9
+REQUEST_PATH_OVERHEAD = HEADER_BYTES + 4 + 1  # header, path length, watch flag
+RESPONSE_OVERHEAD = HEADER_BYTES + 4 + stat_struct.size  # header, data length, stat = 81
+RESPONSE_FRAME_OVERHEAD = 4 + 16 + HEADER_BYTES  # length prefix, reply header, closing header
+DEFAULT_MAX_BATCH_BYTES = JUTE_MAXBUFFER - 64 * 1024  # a margin below the server's limit
+DEFAULT_MAX_BATCH_PATHS = 1000
+DEFAULT_MAX_IN_FLIGHT = 8
+
+GET_DATA = GetData.type  # 4
+GET_CHILDREN = GetChildren.type  # 8
+
+DataResult = tuple[bytes, ZnodeStat] | KazooException
+ChildrenResult = list[str] | KazooException
+Mode = Literal["auto", "multi_read", "get_async"]
+
+_support: weakref.WeakKeyDictionary[KazooClient, bool] = weakref.WeakKeyDictionary()
+
+
+class MultiRead(NamedTuple):
+    """One ``multiRead`` request: ``(op type, full path)`` pairs, paths already chroot-prefixed."""
+
+    ops: tuple[tuple[int, str], ...]
+    type = OPCODE
+
+    def serialize(self) -> bytearray:
+        b = bytearray()
+        for op_type, path in self.ops:
+            b.extend(multiheader_struct.pack(op_type, False, -1))
+            b.extend(write_string(path))
+            b.append(0)  # no watch
+        b.extend(multiheader_struct.pack(-1, True, -1))
+        return b
+
+    @classmethod
+    def deserialize(cls, buf: bytes, offset: int) -> list[Any]:
+        results: list[Any] = []
+        while True:
+            op_type, done, err = multiheader_struct.unpack_from(buf, offset)
+            offset += HEADER_BYTES
+            if done:
+                return results
+            if op_type == GET_DATA:
+                data, offset = read_buffer(buf, offset)
+                stat = ZnodeStat._make(stat_struct.unpack_from(buf, offset))
+                offset += stat_struct.size
+                results.append((bytes(data) if data is not None else b"", stat))
+            elif op_type == GET_CHILDREN:
+                count = int_struct.unpack_from(buf, offset)[0]
+                offset += int_struct.size
+                children = []
+                for _ in range(max(count, 0)):
+                    child, offset = read_string(buf, offset)
+                    children.append(child)
+                results.append(children)
+            elif op_type == -1:
+                code = int_struct.unpack_from(buf, offset)[0]
+                offset += int_struct.size
+                results.append(EXCEPTIONS[code]())
+            else:
+                raise ValueError(f"multiRead reply: unexpected result type {op_type} (err {err})")
+
+
+def request_bytes(full_paths: Iterable[str]) -> int:
+    """The exact size of the framed ``multiRead`` request packet for these (chrooted) paths."""
+    total = FRAME_OVERHEAD + HEADER_BYTES
+    for path in full_paths:
+        total += REQUEST_PATH_OVERHEAD + len(path.encode("utf-8"))
+    return total
+
+
+def max_paths_for(expected_znode_bytes: int, max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES) -> int:
+    """How many reads fit one reply under ``max_batch_bytes`` if each znode holds this much data."""
+    per_path = RESPONSE_OVERHEAD + max(expected_znode_bytes, 0)
+    return max(1, (max_batch_bytes - RESPONSE_FRAME_OVERHEAD) // per_path)
+
+
+def cut_batches(
+    full_paths: Sequence[str],
+    max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
+    max_batch_paths: int = DEFAULT_MAX_BATCH_PATHS,
+) -> list[tuple[int, int]]:
+    """``[start, end)`` index ranges: each batch at most ``max_batch_paths`` paths and a request
+    of at most ``max_batch_bytes`` bytes. A single path too long for any batch raises ValueError."""
+    if max_batch_paths < 1:
+        raise ValueError(f"max_batch_paths must be at least 1, not {max_batch_paths}")
+    batches: list[tuple[int, int]] = []
+    start, size = 0, FRAME_OVERHEAD + HEADER_BYTES
+    for i, path in enumerate(full_paths):
+        cost = REQUEST_PATH_OVERHEAD + len(path.encode("utf-8"))
+        if FRAME_OVERHEAD + HEADER_BYTES + cost > max_batch_bytes:
+            raise ValueError(f"path {path[:80]!r}... alone exceeds {max_batch_bytes} bytes")
+        if i > start and (i - start >= max_batch_paths or size + cost > max_batch_bytes):
+            batches.append((start, i))
+            start, size = i, FRAME_OVERHEAD + HEADER_BYTES
+        size += cost
+    if start < len(full_paths):
+        batches.append((start, len(full_paths)))
+    return batches
+
+
+def supports_multi_read(client: KazooClient) -> bool | None:
+    """What ``read_many`` learnt about this client's server: True, False, or None (not tried)."""
+    return _support.get(client)
+
+
+def probe_multi_read(client: KazooClient, timeout: float | None = None) -> bool:
+    """Whether the client's server answers ``multiRead``; asked once per client, then remembered.
+
+    The probe is a one-path ``multiRead`` of the chroot. A server without opcode 22 logs "unknown
+    type", answers ``UNIMPLEMENTED`` and closes the connection (``UnimplementedRequestProcessor``);
+    kazoo may see either the error or only the lost connection (ZooKeeper 3.8 shows the latter
+    for an unknown opcode). So: ``UnimplementedError`` -> no; a lost connection -> probe once more
+    after kazoo reconnects (same session), and a second loss -> no. The dropped connection
+    suspends the client for a moment: only a pre-3.6 server ever pays that, once.
+    """
+    known = _support.get(client)
+    if known is not None:
+        return known
+    wait = timeout if timeout is not None else max(client._session_timeout / 1000.0, 10.0)
+    dropped = threading.Event()
+
+    def listener(state: str) -> None:
+        if state != KazooState.CONNECTED:
+            dropped.set()
+
+    client.add_listener(listener)
+    try:
+        supported = False
+        for attempt in range(2):
+            dropped.clear()
+            result = client.handler.async_result()
+            client._call(MultiRead(((GET_DATA, _prefix_root(client.chroot, "/")),)), result)
+            try:
+                result.get(timeout=wait)
+                supported = True
+            except UnimplementedError:
+                supported = False
+            except ConnectionLoss:
+                if attempt == 0:
+                    continue
+            break
+        if not supported:
+            # The server closes the connection right after its UNIMPLEMENTED reply: let that
+            # happen before any fallback read is sent, so none is lost with the connection
+            # (requests made while kazoo reconnects wait in its queue).
+            dropped.wait(min(wait, 5.0))
+    finally:
+        client.remove_listener(listener)
+    _support[client] = supported
+    return supported
+
+
+def forget_multi_read_support(client: KazooClient) -> None:
+    """Probe again on the next read (e.g. after reconnecting to an upgraded ensemble)."""
+    _support.pop(client, None)
+
+
+def read_many(
+    client: KazooClient,
+    paths: Iterable[str],
+    max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
+    max_batch_paths: int | None = None,
+    *,
+    expected_znode_bytes: int | None = None,
+    max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+    mode: Mode = "auto",
+    timeout: float | None = None,
+) -> dict[str, DataResult]:
+    """``getData`` of every path (no watches): ``{path: (data, stat)}``, or ``{path: error}`` for a
+    path that failed on its own (``NoNodeError``, ``NoAuthError``). A failure of a whole batch
+    (connection loss, session expiry, timeout) raises. Paths are as the client sees them (relative
+    to its chroot); duplicates are read once."""
+    return _run(
+        client,
+        paths,
+        GET_DATA,
+        max_batch_bytes,
+        max_batch_paths,
+        expected_znode_bytes,
+        max_in_flight,
+        mode,
+        timeout,
+    )
+
+
+def children_many(
+    client: KazooClient,
+    paths: Iterable[str],
+    max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
+    max_batch_paths: int | None = None,
+    *,
+    expected_children_bytes: int | None = None,
+    max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+    mode: Mode = "auto",
+    timeout: float | None = None,
+) -> dict[str, ChildrenResult]:
+    """``getChildren`` of every path (no watches): ``{path: [child, ...]}`` or ``{path: error}``.
+    Size the batches with ``expected_children_bytes`` (children names' total bytes per path)."""
+    return _run(
+        client,
+        paths,
+        GET_CHILDREN,
+        max_batch_bytes,
+        max_batch_paths,
+        expected_children_bytes,
+        max_in_flight,
+        mode,
+        timeout,
+    )
+
+
+def _run(
+    client: KazooClient,
+    paths: Iterable[str],
+    op_type: int,
+    max_batch_bytes: int,
+    max_batch_paths: int | None,
+    expected_bytes: int | None,
+    max_in_flight: int,
+    mode: Mode,
+    timeout: float | None,
+) -> dict[str, Any]:
+    unique = list(dict.fromkeys(paths))
+    if not unique:
+        return {}
+    if max_batch_paths is None:
+        max_batch_paths = DEFAULT_MAX_BATCH_PATHS
+        if expected_bytes is not None:
+            max_batch_paths = min(max_batch_paths, max_paths_for(expected_bytes, max_batch_bytes))
+    use_multi = mode == "multi_read" or (mode == "auto" and probe_multi_read(client, timeout))
+    if use_multi:
+        full = [_prefix_root(client.chroot, p) for p in unique]
+        batches = cut_batches(full, max_batch_bytes, max_batch_paths)
+        try:
+            return _multi_read(client, unique, full, batches, op_type, max_in_flight, timeout)
+        except UnimplementedError:
+            if mode == "multi_read":
+                raise
+            _support[client] = False
+    return _pipelined(client, unique, op_type, max(max_in_flight * max_batch_paths, 1), timeout)
+
+
+def _multi_read(
+    client: KazooClient,
+    paths: list[str],
+    full: list[str],
+    batches: list[tuple[int, int]],
+    op_type: int,
+    max_in_flight: int,
+    timeout: float | None,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+
+    def submit(start: int, end: int) -> Any:
+        result = client.handler.async_result()
+        client._call(MultiRead(tuple((op_type, p) for p in full[start:end])), result)
+        return result
+
+    def collect(start: int, end: int, result: Any) -> None:
+        replies = result.get(timeout=timeout)
+        if len(replies) != end - start:
+            raise ValueError(f"multiRead answered {len(replies)} results for {end - start} reads")
+        out.update(zip(paths[start:end], replies, strict=True))
+        _support[client] = True
+
+    _windowed(batches, submit, collect, max(1, max_in_flight))
+    return out
+
+
+def _pipelined(
+    client: KazooClient, paths: list[str], op_type: int, window: int, timeout: float | None
+) -> dict[str, Any]:
+    call = client.get_async if op_type == GET_DATA else client.get_children_async
+    out: dict[str, Any] = {}
+
+    def submit(start: int, end: int) -> Any:
+        return call(paths[start])
+
+    def collect(start: int, end: int, result: Any) -> None:
+        try:
+            reply = result.get(timeout=timeout)
+            if op_type == GET_DATA:
+                data, stat = reply
+                reply = (bytes(data) if data is not None else b"", stat)
+            out[paths[start]] = reply
+        except KazooException as exc:
+            if not _per_path_error(exc):
+                raise
+            out[paths[start]] = exc
+
+    _windowed([(i, i + 1) for i in range(len(paths))], submit, collect, window)
+    return out
+
+
+def _per_path_error(exc: KazooException) -> bool:
+    """Errors that concern one znode, as multiRead reports them, rather than the session."""
+    return isinstance(exc, NoNodeError | NoAuthError)
+
+
+def _windowed(
+    batches: list[tuple[int, int]],
+    submit: Callable[[int, int], Any],
+    collect: Callable[[int, int, Any], None],
+    window: int,
+) -> None:
+    """Keep up to ``window`` requests in flight; replies come back in order (one session is FIFO)."""
+    pending: deque[tuple[int, int, Any]] = deque()
+    for start, end in batches:
+        if len(pending) >= window:
+            collect(*pending.popleft())
+        pending.append((start, end, submit(start, end)))
+    while pending:
+        collect(*pending.popleft())
