@@ -11,12 +11,16 @@ A channel is keyed by ``(kind, src, dst)``:
 Messages on one channel arrive in order; channels are independent of each
 other. A connection (the pair of brokers) can be dropped: every message in
 flight between the two, in both directions, is lost. Each channel is an
-immutable tuple, so a snapshot is one sorted tuple of the non-empty channels.
+immutable tuple, so a snapshot is one sorted tuple of the non-empty channels,
+builtins only (``codec``), cached until the next change (every method that changes
+``queues`` drops ``_snap``; change ``queues`` only through them).
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
+
+from model_check.world.codec import decoded_dict, encode
 
 REQUEST = "req"
 RESPONSE = "resp"
@@ -42,21 +46,28 @@ class Channels:
     def __init__(self, bound: int = 16) -> None:
         self.bound = bound
         self.queues: dict[ChannelKey, tuple[object, ...]] = {}
+        self._snap: tuple | None = ()
 
     def snapshot(self) -> tuple:
-        return tuple(sorted(self.queues.items()))
+        snap = self._snap
+        if snap is None:
+            snap = self._snap = tuple(sorted([(encode(k), encode(q))
+                                              for k, q in self.queues.items()]))
+        return snap
 
     @classmethod
     def restore(cls, snap: tuple, bound: int = 16) -> Channels:
         ch = cls.__new__(cls)
         ch.bound = bound
-        ch.queues = dict(snap)
+        ch.queues = decoded_dict(snap).copy()
+        ch._snap = snap
         return ch
 
     def send(self, key: ChannelKey, message: object) -> None:
         q = self.queues.get(key, ())
         if len(q) >= self.bound:
             raise ChannelFull(f"channel {key.describe()} over its bound {self.bound}")
+        self._snap = None
         self.queues[key] = q + (message,)
 
     def peek(self, key: ChannelKey) -> object:
@@ -64,6 +75,7 @@ class Channels:
 
     def pop(self, key: ChannelKey) -> object:
         q = self.queues[key]
+        self._snap = None
         if len(q) == 1:
             del self.queues[key]
         else:
@@ -76,25 +88,32 @@ class Channels:
     def length(self, key: ChannelKey) -> int:
         return len(self.queues.get(key, ()))
 
+    def remove(self, key: ChannelKey) -> int:
+        """Lose everything queued on channel ``key``."""
+        q = self.queues.pop(key, ())
+        if q:
+            self._snap = None
+        return len(q)
+
     def drop_connection(self, a: int, b: int) -> int:
         """Lose everything in flight between brokers ``a`` and ``b`` (both ways)."""
         lost = 0
         for key in [k for k in self.queues if {k.src, k.dst} == {a, b}]:
-            lost += len(self.queues.pop(key))
+            lost += self.remove(key)
         return lost
 
     def drop_broker(self, broker: int) -> int:
         """A process died: every connection it had is reset."""
         lost = 0
         for key in [k for k in self.queues if broker in (k.src, k.dst)]:
-            lost += len(self.queues.pop(key))
+            lost += self.remove(key)
         return lost
 
     def drop(self, kind: str, src: int | None = None, dst: int | None = None) -> int:
         lost = 0
         for key in [k for k in self.queues if k.kind == kind
                     and (src is None or k.src == src) and (dst is None or k.dst == dst)]:
-            lost += len(self.queues.pop(key))
+            lost += self.remove(key)
         return lost
 
     def __len__(self) -> int:

@@ -106,6 +106,7 @@ def handle_controller(w: World, b: int, event: object) -> list[str]:
         assert rounds <= MAX_ROUNDS, f"controller {b}: more than {MAX_ROUNDS} rounds in one step"
         ev = work.pop(0)
         ctl = w.controllers[b]
+        w.controller_changed(b)
         effects = ctl.handle(ev)
         lines.append(f"c{b} handle {D.event(ev)}")
         for eff in effects:
@@ -384,7 +385,7 @@ def _process_gone(w: World, b: int) -> None:
             w.zk.expire_session(s)
     for key in w.channels.nonempty():
         if key.src == b or (key.dst == b and key.kind != REQUEST):
-            w.channels.queues.pop(key)
+            w.channels.remove(key)
     w.writes.pop(b, None)
     w.timers = {t for t in w.timers if t[0] != b}
     w.queues[b] = ()

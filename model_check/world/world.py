@@ -8,9 +8,25 @@ watch notifications into controller events by reading the in-memory ZooKeeper, c
 The scheduler takes an explicit choice: ``enabled_actions()`` lists every action in a
 deterministic order, ``apply(action)`` performs one and returns one-line descriptions of
 what happened. ``snapshot()``/``World.restore(snap, config)`` are canonical.
+
+Snapshots (builtins only) are a flat tuple of components: ``(zk, channels, controller 1..n,
+broker core 1..n, rest)`` where ``rest`` is ``(procs, queues, writes, timers, used, admin)``.
+Each component caches its snapshot until something changes it (ZooKeeper, channels and
+broker cores drop their own cache; the world drops a controller's when it hands it an
+event -- ``executor.handle_controller`` -- or replaces it), so a step re-encodes only what
+it touched, and ``fingerprint`` reuses the digests of the untouched components.
+
+Restore is copy-on-write: ``World.restore`` keeps the component snapshots and builds the
+ZooKeeper, channels, a controller or a broker core only when something first reads it
+(``zk``/``channels`` properties; ``controllers``/``brokers`` are ``LazyCores`` dicts that
+restore an entry on first access). Until then ``snapshot()`` hands back the very same
+component tuples, and the scheduler answers ``enabled_actions()`` from them where it can
+(pending notifications, live sessions).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Iterator
 
 from fsm import zk_paths as P
 from fsm.events import TimerKind
@@ -18,6 +34,7 @@ from fsm.znodes import ControllerEpochZnode
 from model_check.world import actions as A
 from model_check.world import executor as X
 from model_check.world.channels import Channels
+from model_check.world.codec import decode, encode
 from model_check.world.config import WorldConfig
 from model_check.world.cores import (
     broker_state_name,
@@ -27,23 +44,104 @@ from model_check.world.cores import (
     restore_controller,
 )
 from model_check.world.state import Marker, PendingWrite, Proc
-from model_check.world.zookeeper import ZooKeeper
+from model_check.world.zookeeper import Notification, ZooKeeper
 
 PERIODIC_TIMERS = frozenset({TimerKind.AUTO_REBALANCE.value})
 """Timers that re-arm forever: they do not keep a world from being quiescent."""
 
 
+_IDS: dict[int, tuple[WorldConfig, tuple[int, ...]]] = {}
+
+
+def _ids(config: WorldConfig) -> tuple[int, ...]:
+    """``config.broker_ids``, memoised by the config's identity (no Python-level hash)."""
+    hit = _IDS.get(id(config))
+    if hit is None or hit[0] is not config:
+        if len(_IDS) > 64:
+            _IDS.clear()
+        hit = _IDS[id(config)] = (config, config.broker_ids)
+    return hit[1]
+
+
+class LazyCores(dict):
+    """broker id -> ``Controller``/``BrokerCore``; an absent id is restored from ``snaps``
+    on first access (``w.controllers[b]``). Assigning an entry drops its snapshot in
+    ``snaps`` (the new object is the truth). Iteration materialises every entry."""
+
+    __slots__ = ("_make", "_snaps")
+
+    @classmethod
+    def over(cls, make: Callable[[tuple, int], object], snaps: dict[int, tuple]) -> LazyCores:
+        lc = cls()
+        lc._make = make
+        lc._snaps = snaps
+        return lc
+
+    def __missing__(self, b: int) -> object:
+        obj = self._make(self._snaps[b], b)
+        dict.__setitem__(self, b, obj)
+        return obj
+
+    def __setitem__(self, b: int, obj: object) -> None:
+        self._snaps.pop(b, None)
+        dict.__setitem__(self, b, obj)
+
+    def loaded(self, b: int) -> object | None:
+        """The entry if it is materialised (never restores)."""
+        return dict.get(self, b)
+
+    def _all(self) -> None:
+        for b in sorted(self._snaps):
+            if not dict.__contains__(self, b):
+                self.__missing__(b)
+
+    def __contains__(self, b: object) -> bool:
+        return dict.__contains__(self, b) or b in self._snaps
+
+    def __len__(self) -> int:
+        self._all()
+        return dict.__len__(self)
+
+    def __iter__(self) -> Iterator[int]:
+        self._all()
+        return dict.__iter__(self)
+
+    def get(self, b: int, default: object = None) -> object:  # type: ignore[override]
+        if b not in self:
+            return default
+        return self[b]
+
+    def keys(self):  # type: ignore[no-untyped-def]
+        self._all()
+        return dict.keys(self)
+
+    def values(self):  # type: ignore[no-untyped-def]
+        self._all()
+        return dict.values(self)
+
+    def items(self):  # type: ignore[no-untyped-def]
+        self._all()
+        return dict.items(self)
+
+
 class World:
     def __init__(self, config: WorldConfig) -> None:
         self.config = config
-        self.zk = ZooKeeper()
+        self._zk: ZooKeeper | None = ZooKeeper()
+        self._zk_snap: tuple = ()
         for path in P.PERSISTENT_PATHS:
             self.zk.ensure_path(path)
         self.zk.create(P.CONTROLLER_EPOCH, ControllerEpochZnode(0))
-        self.channels = Channels(config.channel_bound)
+        self._channels: Channels | None = Channels(config.channel_bound)
+        self._ch_snap: tuple = ()
         ids = config.broker_ids
-        self.controllers = {b: new_controller(config, b) for b in ids}
-        self.brokers = {b: new_broker(config, b) for b in ids}
+        self._csnap: dict[int, tuple] = {}
+        self._bsnap: dict[int, tuple] = {}
+        self.controllers = LazyCores.over(self._restore_controller, self._csnap)
+        self.brokers = LazyCores.over(self._restore_broker, self._bsnap)
+        for b in ids:
+            self.controllers[b] = new_controller(config, b)
+            self.brokers[b] = new_broker(config, b)
         self.procs: dict[int, Proc] = {b: Proc() for b in ids}
         self.queues: dict[int, tuple[object, ...]] = {b: () for b in ids}
         self.writes: dict[int, PendingWrite] = {}
@@ -54,37 +152,93 @@ class World:
     # ------------------------------------------------------------ snapshot
 
     def snapshot(self) -> tuple:
-        ids = self.config.broker_ids
-        return (
-            self.zk.snapshot(),
-            self.channels.snapshot(),
-            tuple(self.controllers[b].snapshot() for b in ids),
-            tuple(self.brokers[b].snapshot() for b in ids),
-            tuple(self.procs[b] for b in ids),
-            tuple(self.queues[b] for b in ids),
-            tuple(sorted(self.writes.items())),
+        ids = _ids(self.config)
+        zk = self._zk
+        ch = self._channels
+        out = [zk.snapshot() if zk is not None else self._zk_snap,
+               ch.snapshot() if ch is not None else self._ch_snap]
+        csnap = self._csnap
+        for b in ids:
+            s = csnap.get(b)
+            if s is None:
+                s = csnap[b] = self.controllers[b].snapshot()
+            out.append(s)
+        brokers = self.brokers
+        for b in ids:
+            core = brokers.loaded(b)
+            out.append(core.snapshot() if core is not None else self._bsnap[b])  # type: ignore[attr-defined]
+        procs, queues, writes = self.procs, self.queues, self.writes
+        out.append((
+            tuple([tuple(procs[b]) for b in ids]),
+            tuple([encode(q) if (q := queues[b]) else () for b in ids]),
+            encode(tuple(sorted(writes.items()))) if writes else (),
             tuple(sorted(self.timers)),
             tuple(sorted(self.used.items())),
             tuple(sorted(self.admin_done)),
-        )
+        ))
+        return tuple(out)
 
     @classmethod
     def restore(cls, snap: tuple, config: WorldConfig) -> World:
         w = cls.__new__(cls)
-        (zk, ch, ctls, brks, procs, queues, writes, timers, used, admin) = snap
         w.config = config
-        w.zk = ZooKeeper.restore(zk)
-        w.channels = Channels.restore(ch, config.channel_bound)
-        ids = config.broker_ids
-        w.controllers = {b: restore_controller(s, config, b) for b, s in zip(ids, ctls, strict=True)}
-        w.brokers = {b: restore_broker(s, config, b) for b, s in zip(ids, brks, strict=True)}
-        w.procs = dict(zip(ids, procs, strict=True))
-        w.queues = dict(zip(ids, queues, strict=True))
-        w.writes = dict(writes)
+        ids = _ids(config)
+        n = len(ids)
+        assert len(snap) == 3 + 2 * n, "a snapshot of a world with another broker count"
+        w._zk = None
+        w._zk_snap = snap[0]
+        w._channels = None
+        w._ch_snap = snap[1]
+        w._csnap = dict(zip(ids, snap[2:2 + n], strict=False))
+        w._bsnap = dict(zip(ids, snap[2 + n:2 + 2 * n], strict=False))
+        w.controllers = LazyCores.over(w._restore_controller, w._csnap)
+        w.brokers = LazyCores.over(w._restore_broker, w._bsnap)
+        procs, queues, writes, timers, used, admin = snap[2 + 2 * n]
+        w.procs = dict(zip(ids, [tuple.__new__(Proc, p) for p in procs], strict=False))
+        w.queues = dict(zip(ids, decode(queues), strict=False))
+        w.writes = dict(decode(writes))
         w.timers = set(timers)
         w.used = dict(used)
         w.admin_done = set(admin)
         return w
+
+    def _restore_controller(self, snap: tuple, b: int) -> object:
+        return restore_controller(snap, self.config, b)
+
+    def _restore_broker(self, snap: tuple, b: int) -> object:
+        return restore_broker(snap, self.config, b)
+
+    @property
+    def zk(self) -> ZooKeeper:
+        zk = self._zk
+        if zk is None:
+            zk = self._zk = ZooKeeper.restore(self._zk_snap)
+        return zk
+
+    @property
+    def channels(self) -> Channels:
+        ch = self._channels
+        if ch is None:
+            ch = self._channels = Channels.restore(self._ch_snap, self.config.channel_bound)
+        return ch
+
+    def controller_changed(self, b: int) -> None:
+        """Controller ``b`` is about to handle an event: its cached snapshot is stale."""
+        self._csnap.pop(b, None)
+
+    def _pending(self) -> list[Notification] | tuple[Notification, ...]:
+        zk = self._zk
+        return zk.pending if zk is not None else decode(self._zk_snap[6])
+
+    def _next_notification(self, session: int) -> Notification | None:
+        for n in self._pending():
+            if n.session == session:
+                return n
+        return None
+
+    def _alive(self, session: int) -> bool:
+        zk = self._zk
+        return zk.alive(session) if zk is not None else session in self._zk_snap[3]
 
     # ------------------------------------------------------------ budgets
 
@@ -108,7 +262,7 @@ class World:
                 out.append(A.Action(A.PROCESS, b))
         for b in ids:
             cs = self.procs[b].controller_session
-            n = self.zk.next_notification(cs) if cs else None
+            n = self._next_notification(cs) if cs else None
             if n is not None:
                 out.append(A.Action(A.NOTIFY, b, n.path))
         for key in self.channels.nonempty():
@@ -141,7 +295,7 @@ class World:
         if self.left(A.EXPIRE_BROKER) > 0:
             out += [A.Action(A.EXPIRE_BROKER, b) for b in ids
                     if self.procs[b].up and not self.procs[b].session_lost
-                    and self.zk.alive(self.procs[b].broker_session)
+                    and self._alive(self.procs[b].broker_session)
                     and self.zk.get(P.broker(b)) is not None]
         if self.left(A.EXPIRE_CONTROLLER) > 0:
             out += [A.Action(A.EXPIRE_CONTROLLER, b) for b in ids
@@ -163,7 +317,7 @@ class World:
     def is_quiescent(self) -> bool:
         """Nothing left that matters: no message, notification, queued event, pending write,
         unnoticed session expiry or non-periodic timer."""
-        if self.zk.pending or self.writes:
+        if self._pending() or self.writes:
             return False
         if any(self.procs[k.dst].up for k in self.channels.nonempty()):
             return False

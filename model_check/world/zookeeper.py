@@ -14,8 +14,10 @@
   cversion; ``DeleteOp(recursive=True)`` deletes the subtree; ``CreateOp(make_parents=True)``
   creates missing parents (persistent, ``EmptyZnode``) as Kafka's ``createRecursive`` does.
 
-State is one dict ``path -> Znode`` (immutable values) plus small sets, so a
-snapshot is a few sorted tuples and a restore a few ``dict``/``set`` calls.
+State is one dict ``path -> Znode`` (immutable values) plus small sets. The snapshot is
+builtins only (``codec``: each ``Znode`` and its data value encoded once, memoised by
+identity) and cached until the next change: every method that changes the state drops
+``_snap``. A restore copies a memoised decoded dict (``codec.decoded_dict``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import NamedTuple
 
 from fsm.effects import CheckOp, CreateOp, DeleteOp, SetDataOp, ZkOp
 from fsm.znodes import EmptyZnode
+from model_check.world.codec import decode, decoded_dict, encode
 
 OK = "Ok"
 NO_NODE = "NoNode"
@@ -104,34 +107,41 @@ class ZooKeeper:
         self.data_watches: set[tuple[int, str]] = set()
         self.child_watches: set[tuple[int, str]] = set()
         self.pending: list[Notification] = []
+        self._snap: tuple | None = None
 
     # ------------------------------------------------------------ snapshot
 
     def snapshot(self) -> tuple:
-        return (
-            tuple(sorted(self.nodes.items())),
-            self.zxid,
-            self.next_session,
-            tuple(sorted(self.sessions)),
-            tuple(sorted(self.data_watches)),
-            tuple(sorted(self.child_watches)),
-            tuple(self.pending),
-        )
+        """Builtins only, canonical; cached until the next change."""
+        snap = self._snap
+        if snap is None:
+            snap = self._snap = (
+                tuple(sorted([(p, encode(n)) for p, n in self.nodes.items()])),
+                self.zxid,
+                self.next_session,
+                tuple(sorted(self.sessions)),
+                tuple(sorted(self.data_watches)),
+                tuple(sorted(self.child_watches)),
+                encode(tuple(self.pending)),
+            )
+        return snap
 
     @classmethod
     def restore(cls, snap: tuple) -> ZooKeeper:
         zk = cls.__new__(cls)
         nodes, zk.zxid, zk.next_session, sessions, dw, cw, pending = snap
-        zk.nodes = dict(nodes)
+        zk.nodes = decoded_dict(nodes).copy()
         zk.sessions = set(sessions)
         zk.data_watches = set(dw)
         zk.child_watches = set(cw)
-        zk.pending = list(pending)
+        zk.pending = list(decode(pending))
+        zk._snap = snap
         return zk
 
     # ------------------------------------------------------------ sessions
 
     def open_session(self) -> int:
+        self._snap = None
         sid = self.next_session
         self.next_session += 1
         self.sessions.add(sid)
@@ -145,6 +155,7 @@ class ZooKeeper:
         watches and undelivered notifications. Returns the deleted paths."""
         if session not in self.sessions:
             return []
+        self._snap = None
         self.sessions.discard(session)
         self.data_watches = {w for w in self.data_watches if w[0] != session}
         self.child_watches = {w for w in self.child_watches if w[0] != session}
@@ -163,7 +174,9 @@ class ZooKeeper:
         session (an exists watch when the znode is absent: it fires on creation)."""
         if watch is not None:
             assert watch in self.sessions, f"watch from dead session {watch}"
-            self.data_watches.add((watch, path))
+            if (watch, path) not in self.data_watches:
+                self._snap = None
+                self.data_watches.add((watch, path))
         return self.nodes.get(path)
 
     def children(self, path: str, watch: int | None = None) -> tuple[str, ...]:
@@ -174,7 +187,9 @@ class ZooKeeper:
             return ()
         if watch is not None:
             assert watch in self.sessions, f"watch from dead session {watch}"
-            self.child_watches.add((watch, path))
+            if (watch, path) not in self.child_watches:
+                self._snap = None
+                self.child_watches.add((watch, path))
         return node.children
 
     def data(self, path: str) -> object | None:
@@ -198,6 +213,7 @@ class ZooKeeper:
     def pop_notification(self, session: int) -> Notification:
         for i, n in enumerate(self.pending):
             if n.session == session:
+                self._snap = None
                 del self.pending[i]
                 return n
         raise KeyError(f"no notification pending for session {session}")
@@ -205,6 +221,7 @@ class ZooKeeper:
     def drop_watches(self, session: int, keep: tuple[str, ...] = ()) -> None:
         """The client forgets its watchers (a resigning controller unregisters its handlers):
         watches and undelivered notifications of ``session``, except on ``keep`` paths."""
+        self._snap = None
         self.data_watches = {w for w in self.data_watches if w[0] != session or w[1] in keep}
         self.child_watches = {w for w in self.child_watches if w[0] != session or w[1] in keep}
         self.pending = [n for n in self.pending if n.session != session or n.path in keep]
@@ -222,6 +239,7 @@ class ZooKeeper:
         must be alive (0 = a client outside the model, e.g. an admin tool)."""
         if session and session not in self.sessions:
             return MultiResult(False, tuple(OpResult(SESSION_EXPIRED, _path(o)) for o in ops), 0)
+        self._snap = None
         saved = (self.nodes.copy(), set(self.data_watches), set(self.child_watches),
                  len(self.pending))
         zxid = self.zxid + 1

@@ -1,0 +1,336 @@
+"""``kcontrol topics|reassign|elect-preferred``: Kafka's admin tools (ZooKeeper mode) over the
+logic in ``adapters.admin``.
+
+Every command takes ``--zookeeper HOSTS`` (or ``KCONTROL_ZOOKEEPER``) and ``--connect-timeout``.
+Exit codes: 0 done, 1 refused or failed (the message says why; nothing was written), 2 usage.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+from kazoo.client import KazooClient
+from kazoo.exceptions import KazooException
+from kazoo.handlers.threading import KazooTimeoutError
+
+from adapters.admin import elect, reassign, topics
+from adapters.admin.assignment import Assignment, parse_replica_assignment
+from adapters.admin.connection import DEFAULT_CONNECT_TIMEOUT_S, connect
+from adapters.admin.errors import AdminError
+
+
+def zookeeper_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--zookeeper`` (env ``KCONTROL_ZOOKEEPER``) and ``--connect-timeout``."""
+    command = click.option(
+        "--connect-timeout",
+        type=click.FloatRange(min=0.1),
+        default=DEFAULT_CONNECT_TIMEOUT_S,
+        show_default=True,
+        help="Seconds to wait for a ZooKeeper server to answer.",
+    )(command)
+    return click.option(
+        "--zookeeper",
+        "hosts",
+        envvar="KCONTROL_ZOOKEEPER",
+        required=True,
+        metavar="HOSTS",
+        help="ZooKeeper connect string host:port[,host:port...][/chroot] "
+        "(default: $KCONTROL_ZOOKEEPER).",
+    )(command)
+
+
+def fail(message: object) -> NoReturn:
+    ctx = click.get_current_context(silent=True)
+    name = ctx.command_path if ctx is not None else "kcontrol"
+    click.echo(f"{name}: error: {message}", err=True)
+    raise SystemExit(1)
+
+
+def quiet_kazoo() -> None:
+    """kazoo logs every refused connection attempt; the command's own message says it once."""
+    log = logging.getLogger("kazoo")
+    if not log.handlers:
+        log.addHandler(logging.NullHandler())
+
+
+@contextmanager
+def session(hosts: str, timeout: float) -> Iterator[KazooClient]:
+    """A connected client; any ``AdminError`` or ZooKeeper failure becomes exit 1."""
+    quiet_kazoo()
+    try:
+        with connect(hosts, timeout) as client:
+            yield client
+    except AdminError as exc:
+        fail(exc)
+    except (KazooException, KazooTimeoutError) as exc:
+        fail(f"ZooKeeper request failed ({type(exc).__name__}): {exc or 'no details'}")
+
+
+def _assignment(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> Any:
+    if not value:
+        return None
+    try:
+        return parse_replica_assignment([part for v in value for part in v.split() if part])
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+_assignment_option = click.option(
+    "--replica-assignment",
+    "replica_assignment",
+    multiple=True,
+    callback=_assignment,
+    metavar="P:B,B,...",
+    help="Manual assignment, one PARTITION:BROKER,BROKER,... per option (or space separated); "
+    "the first broker is the preferred leader.",
+)
+
+
+# ---------------------------------------------------------------- topics
+
+
+@click.group("topics")
+def topics_group() -> None:
+    """Create, delete, describe, grow and list topics (Kafka's kafka-topics, ZooKeeper mode)."""
+
+
+@topics_group.command("create")
+@zookeeper_options
+@click.option("--topic", required=True)
+@click.option("--partitions", type=click.IntRange(min=1), default=None)
+@click.option("--replication-factor", type=click.IntRange(min=1), default=None)
+@_assignment_option
+@click.option(
+    "--start-index",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Index (in the sorted broker list) of partition 0's leader; default random, as Kafka.",
+)
+def create(
+    hosts: str,
+    connect_timeout: float,
+    topic: str,
+    partitions: int | None,
+    replication_factor: int | None,
+    replica_assignment: Assignment | None,
+    start_index: int | None,
+) -> None:
+    """Create TOPIC: writes /brokers/topics/TOPIC with Kafka's replica assignment."""
+    if replica_assignment is None and (partitions is None or replication_factor is None):
+        raise click.UsageError(
+            "--partitions and --replication-factor are required unless --replica-assignment "
+            "is given"
+        )
+    with session(hosts, connect_timeout) as client:
+        topics.create_topic(
+            client,
+            topic,
+            partitions,
+            replication_factor,
+            replica_assignment,
+            start_index=start_index,
+        )
+    click.echo(f"Created topic {topic}.")
+
+
+@topics_group.command("delete")
+@zookeeper_options
+@click.option("--topic", required=True)
+def delete(hosts: str, connect_timeout: float, topic: str) -> None:
+    """Mark TOPIC for deletion: creates /admin/delete_topics/TOPIC."""
+    with session(hosts, connect_timeout) as client:
+        marked = topics.delete_topic(client, topic)
+    if marked:
+        click.echo(f"Topic {topic} is marked for deletion.")
+    else:
+        click.echo(f"Topic {topic} is already marked for deletion.")
+
+
+@topics_group.command("describe")
+@zookeeper_options
+@click.option("--topic", "names", multiple=True, help="Topics to describe (default: all).")
+@click.option(
+    "--under-replicated-partitions",
+    is_flag=True,
+    help="Only partitions whose ISR is smaller than their replica list.",
+)
+@click.option(
+    "--unavailable-partitions", is_flag=True, help="Only partitions without a live leader."
+)
+def describe(
+    hosts: str,
+    connect_timeout: float,
+    names: tuple[str, ...],
+    under_replicated_partitions: bool,
+    unavailable_partitions: bool,
+) -> None:
+    """Leader, replicas, ISR and leader epoch of every partition, like kafka-topics --describe.
+
+    Exit 1 if a znode shown could not be decoded (its line says which and why)."""
+    with session(hosts, connect_timeout) as client:
+        description = topics.describe_topics(
+            client,
+            list(names) or None,
+            under_replicated=under_replicated_partitions,
+            unavailable=unavailable_partitions,
+        )
+    for line in description.lines:
+        click.echo(line)
+    if description.errors:
+        click.echo(
+            f"{description.errors} znode(s) could not be decoded (see the Error: lines)", err=True
+        )
+        raise SystemExit(1)
+
+
+@topics_group.command("add-partitions")
+@zookeeper_options
+@click.option("--topic", required=True)
+@click.option(
+    "--partitions",
+    type=click.IntRange(min=1),
+    required=True,
+    help="The new total number of partitions.",
+)
+@_assignment_option
+def add_partitions(
+    hosts: str,
+    connect_timeout: float,
+    topic: str,
+    partitions: int,
+    replica_assignment: Assignment | None,
+) -> None:
+    """Grow TOPIC to PARTITIONS partitions (rewrites /brokers/topics/TOPIC)."""
+    with session(hosts, connect_timeout) as client:
+        topics.add_partitions(client, topic, partitions, replica_assignment)
+    click.echo("Adding partitions succeeded!")
+
+
+@topics_group.command("list")
+@zookeeper_options
+def list_(hosts: str, connect_timeout: float) -> None:
+    """Every topic, one per line (topics pending deletion are marked)."""
+    with session(hosts, connect_timeout) as client:
+        names = topics.list_topics(client)
+        deleting = topics.topics_pending_deletion(client)
+    for name in names:
+        click.echo(f"{name} - marked for deletion" if name in deleting else name)
+
+
+# ---------------------------------------------------------------- reassign
+
+
+def _read_plan(path: Path) -> reassign.Plan:
+    try:
+        return reassign.parse_plan(path.read_text(encoding="utf-8"), str(path))
+    except reassign.PlanError as exc:
+        raise click.BadParameter(str(exc), param_hint="--plan") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise click.BadParameter(f"cannot read {path}: {exc}", param_hint="--plan") from None
+
+
+@click.command("reassign")
+@zookeeper_options
+@click.option(
+    "--plan",
+    "plan_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help='Kafka\'s reassignment JSON: {"version":1,"partitions":[{"topic":..,'
+    '"partition":..,"replicas":[..]}]}.',
+)
+@click.option(
+    "--status",
+    "show_status",
+    is_flag=True,
+    help="Report each partition (of --plan, or of the reassignment in progress) as in progress, "
+    "completed or failed, instead of starting a reassignment.",
+)
+def reassign_cmd(
+    hosts: str, connect_timeout: float, plan_path: Path | None, show_status: bool
+) -> None:
+    """Start a partition reassignment (writes /admin/reassign_partitions) or show its status."""
+    if not show_status and plan_path is None:
+        raise click.UsageError("give --plan FILE to start a reassignment, or --status")
+    plan = _read_plan(plan_path) if plan_path is not None else None
+    if show_status:
+        _status(hosts, connect_timeout, plan)
+        return
+    assert plan is not None
+    with session(hosts, connect_timeout) as client:
+        started = reassign.execute(client, plan)
+    click.echo("Current partition replica assignment\n")
+    click.echo(reassign.plan_json(started.current))
+    click.echo("\nSave this to use as the --plan option during rollback")
+    click.echo("Successfully started reassignment of partitions.")
+
+
+def _status(hosts: str, timeout: float, plan: reassign.Plan | None) -> None:
+    with session(hosts, timeout) as client:
+        try:
+            rows = reassign.status(client, plan)
+        except ValueError as exc:  # ZnodeDecodeError of /admin/reassign_partitions
+            fail(exc)
+    if plan is None and not rows:
+        click.echo("No partition reassignment is in progress.")
+        return
+    click.echo("Status of partition reassignment:")
+    for row in rows:
+        label = f"{row.tp[0]}-{row.tp[1]}"
+        target = ",".join(map(str, row.target))
+        current = "none" if row.current is None else ",".join(map(str, row.current))
+        if row.status == reassign.IN_PROGRESS:
+            click.echo(
+                f"Reassignment of partition {label} is still in progress "
+                f"(replicas {current}, target {target})"
+            )
+        elif row.status == reassign.COMPLETED:
+            click.echo(f"Reassignment of partition {label} completed successfully")
+        else:
+            click.echo(
+                f"Reassignment of partition {label} failed (replicas {current}, target {target})"
+            )
+    if any(row.status == reassign.FAILED for row in rows):
+        raise SystemExit(1)
+
+
+# ---------------------------------------------------------------- elect-preferred
+
+
+@click.command("elect-preferred")
+@zookeeper_options
+@click.option("--topic", "names", multiple=True, help="Topic(s) to elect for.")
+@click.option(
+    "--partition",
+    "partitions",
+    type=click.IntRange(min=0),
+    multiple=True,
+    help="Partition(s) of the one --topic, or one per --topic, in order.",
+)
+@click.option("--all", "all_partitions", is_flag=True, help="Every partition of every topic.")
+def elect_preferred(
+    hosts: str,
+    connect_timeout: float,
+    names: tuple[str, ...],
+    partitions: tuple[int, ...],
+    all_partitions: bool,
+) -> None:
+    """Move leadership to the preferred replica (writes /admin/preferred_replica_election)."""
+    if all_partitions == bool(names):
+        raise click.UsageError("give either --all or --topic T [--partition P ...]")
+    if all_partitions and partitions:
+        raise click.UsageError("--partition goes with --topic, not with --all")
+    if len(names) > 1 and partitions and len(partitions) != len(names):
+        raise click.UsageError(
+            "with several --topic options, give one --partition per --topic (or none)"
+        )
+    with session(hosts, connect_timeout) as client:
+        chosen = elect.select_partitions(client, names, partitions, all_partitions)
+        elect.start_election(client, chosen)
+    labels = ",".join(f"{t}-{p}" for t, p in chosen)
+    click.echo(f"Created preferred replica election path with {labels}")
+    click.echo("Successfully started preferred replica election for partitions " + labels)

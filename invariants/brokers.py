@@ -1,0 +1,55 @@
+"""Broker-side fencing: what a broker may apply."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from invariants.registry import STATE, TRANSITION, invariant
+from invariants.view import GlobalView
+
+
+@invariant(STATE, "seed 000 'make controller-to-broker requests broker-generation-aware'; "
+           "KIP-380")
+def no_request_applied_across_epochs(view: GlobalView) -> Iterator[str]:
+    """The last controller request a broker applied was stamped with *this* incarnation's
+    broker epoch, and came from a controller epoch at least as high as every one it had
+    applied before.
+
+    Seed 000: a broker restarting in the middle of its own controlled shutdown may act on
+    its previous generation's StopReplica and leave a replica offline for good; hence every
+    request carries the broker epoch (czxid of ``/brokers/ids/<id>``) and a broker rejects
+    any other. Requests from an older controller epoch come from a deposed controller and
+    must be rejected (STALE_CONTROLLER_EPOCH). The mark is kept per incarnation, so one
+    snapshot suffices.
+    """
+    for b in view.brokers or ():
+        a = b.applied
+        if a is None:
+            continue
+        if a.broker_epoch != b.epoch:
+            yield (f"broker {b.broker_id} (epoch {b.epoch}) applied a request for broker "
+                   f"epoch {a.broker_epoch}")
+        if a.controller_epoch < a.highest_before:
+            yield (f"broker {b.broker_id} applied a request from controller epoch "
+                   f"{a.controller_epoch} after one from {a.highest_before}")
+
+
+@invariant(TRANSITION, "seed 000 'broker generation'; KIP-380; KAFKA-6082")
+def newly_applied_request_is_current(before: GlobalView, after: GlobalView) -> Iterator[str]:
+    """A request a running broker applies in a step carries the broker epoch it has after
+    the step and a controller epoch no lower than the highest it had applied before the step.
+
+    The step-wise form of ``no_request_applied_across_epochs``: it does not rely on the
+    broker's own ``highest_before`` bookkeeping, but on the two consecutive views.
+    """
+    for b in after.brokers or ():
+        ob = before.broker(b.broker_id)
+        a = b.applied
+        if ob is None or a is None or not (ob.up and b.up) or a == ob.applied:
+            continue
+        if a.broker_epoch != b.epoch:
+            yield (f"broker {b.broker_id} (epoch {b.epoch}) applied a request for broker "
+                   f"epoch {a.broker_epoch}")
+        if a.controller_epoch < ob.controller_epoch:
+            yield (f"broker {b.broker_id} applied a request from controller epoch "
+                   f"{a.controller_epoch} having applied {ob.controller_epoch}")

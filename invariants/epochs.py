@@ -1,0 +1,112 @@
+"""Epochs and fencing tokens: they only move forward, and nobody is ahead of ZooKeeper."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from invariants.registry import STATE, TRANSITION, invariant
+from invariants.view import GlobalView
+
+
+def _tp(tp: tuple[str, int]) -> str:
+    return f"{tp[0]}-{tp[1]}"
+
+
+@invariant(TRANSITION, "seed 000 'controller leader election'; DESIGN.md 'Epochs and fences'")
+def controller_epoch_never_decreases(before: GlobalView, after: GlobalView) -> Iterator[str]:
+    """``/controller_epoch`` (value and znode version) never goes back, and neither does the
+    highest controller epoch a running broker has applied.
+
+    The controller epoch is the fence against zombie controllers: ZooKeeper checks its
+    znode version in every controller write, brokers reject requests from an epoch below
+    the highest they have applied. If either went back, a deposed controller's writes or
+    requests would pass again. A broker's memory is per process: a restart starts from
+    zero, so the broker side is compared only while the process stays up.
+    """
+    zb, za = before.zk, after.zk
+    if zb is not None and za is not None and None not in (
+            zb.controller_epoch, za.controller_epoch):
+        if za.controller_epoch < zb.controller_epoch:  # type: ignore[operator]
+            yield f"/controller_epoch went from {zb.controller_epoch} to {za.controller_epoch}"
+        if None not in (zb.controller_epoch_version, za.controller_epoch_version) and \
+                za.controller_epoch_version < zb.controller_epoch_version:  # type: ignore[operator]
+            yield (f"/controller_epoch version went from {zb.controller_epoch_version} to "
+                   f"{za.controller_epoch_version}")
+    for b in after.brokers or ():
+        old = before.broker(b.broker_id)
+        if old is None or not (old.up and b.up):
+            continue
+        if b.controller_epoch < old.controller_epoch:
+            yield (f"broker {b.broker_id}'s controller epoch went from {old.controller_epoch} "
+                   f"to {b.controller_epoch}")
+
+
+@invariant(TRANSITION, "seed 001 (leader epoch, LeaderAndISR path); KIP-101/KIP-279")
+def leader_epoch_never_decreases(before: GlobalView, after: GlobalView) -> Iterator[str]:
+    """A partition's leader epoch never goes back: in its ZooKeeper state znode (the same
+    znode: same czxid), and in a running broker's local replica.
+
+    The leader epoch orders leaderships: brokers ignore a LeaderAndIsr with an older one,
+    followers truncate by it, and the seed's "multiple leaders in transition" argument rests
+    on a new leader always carrying a higher epoch than the one it replaces. A decrease would
+    let an old leadership be taken for a new one. A recreated topic (new state znode) and a
+    restarted broker start afresh.
+    """
+    zb, za = before.zk, after.zk
+    if zb is not None and za is not None:
+        for tp, st in za.partitions:
+            old = zb.states.get(tp)
+            if old is not None and old.czxid == st.czxid and st.leader_epoch < old.leader_epoch:
+                yield (f"{_tp(tp)}: leader epoch in ZooKeeper went from {old.leader_epoch} "
+                       f"to {st.leader_epoch}")
+    for b in after.brokers or ():
+        ob = before.broker(b.broker_id)
+        if ob is None or not (ob.up and b.up):
+            continue
+        for tp, r in b.replicas:
+            old_r = ob.replica(tp)
+            if old_r is not None and r.leader_epoch < old_r.leader_epoch:
+                yield (f"{_tp(tp)}: broker {b.broker_id}'s leader epoch went from "
+                       f"{old_r.leader_epoch} to {r.leader_epoch}")
+
+
+@invariant(TRANSITION, "seed 001 §3 and G (conditional ISR updates); DESIGN.md fences")
+def partition_state_version_never_decreases(before: GlobalView,
+                                            after: GlobalView) -> Iterator[str]:
+    """The znode version of a partition state (same znode: same czxid) never goes back.
+
+    That version is the token of every conditional update of the partition state, by the
+    controller and by the partition leader (seed 001 §3: the old leader's ISR shrink fails
+    because the version moved on). It can only grow in a real ZooKeeper; a decrease means
+    the state was replaced behind the fences' back.
+    """
+    zb, za = before.zk, after.zk
+    if zb is None or za is None:
+        return
+    for tp, st in za.partitions:
+        old = zb.states.get(tp)
+        if old is not None and old.czxid == st.czxid and st.version < old.version:
+            yield f"{_tp(tp)}: state znode version went from {old.version} to {st.version}"
+
+
+@invariant(STATE, "seed 000 'controller leader election'; DESIGN.md 'Epochs and fences'")
+def controller_epochs_not_ahead_of_zookeeper(view: GlobalView) -> Iterator[str]:
+    """No broker has applied a request from a controller epoch higher than
+    ``/controller_epoch``, and no partition state was written with one.
+
+    Every controller epoch comes from a successful election write; an epoch ahead of
+    ZooKeeper's was never won, so whatever carried it did not come from a legitimate
+    controller (and would make brokers reject the real one as stale).
+    """
+    zk = view.zk
+    if zk is None or zk.controller_epoch is None:
+        return
+    top = zk.controller_epoch
+    for b in view.brokers or ():
+        if b.controller_epoch > top:
+            yield (f"broker {b.broker_id} has applied controller epoch {b.controller_epoch} "
+                   f"but /controller_epoch is {top}")
+    for tp, st in zk.partitions:
+        if st.controller_epoch > top:
+            yield (f"{_tp(tp)}: state written with controller epoch {st.controller_epoch} "
+                   f"but /controller_epoch is {top}")
