@@ -4,6 +4,15 @@ A ``BrokerChange`` names every registered broker with its epoch (the czxid of
 ``/brokers/ids/<id>``). A known id with a new epoch is a *bounced* broker: a failure of
 the old incarnation followed by a join of the new one, in one round.
 
+Channels (seed 003): every failed broker -- dead *or bounced* -- gets
+``RemoveBrokerChannel(id)`` so the channel manager drops the old incarnation's queue.
+Ordering in the effect list of the ``handle(BrokerChange)`` call: the
+``RemoveBrokerChannel`` effects (sorted by id) come before any ``SendRequest`` (requests
+are appended by ``handle`` after the handler's effects, and those to the new incarnation
+of a bounced broker mostly come later still, from the ``WriteResult`` round), and before
+the ``ZkWrite``; so a bounced broker's channel is removed, then re-created by its first
+request, stamped with its new epoch.
+
 * failure: replicas on it -> OfflineReplica (deletion in progress -> Ineligible);
   partitions it led -> OfflinePartition and re-elected from the live ISR; it leaves
   every ISR but the last member is kept (leader -1 when no ISR member is live); leader
@@ -19,8 +28,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fsm.controller.context import P_NEXT, R_NEXT
+from fsm.controller.leader_selection import decide
 from fsm.controller.plan import Plan
-from fsm.controller.records import OFFLINE, SHUTDOWN
+from fsm.controller.records import OFFLINE, SHUTDOWN, Decision, new_record
 from fsm.effects import RemoveBrokerChannel, ReplyControlledShutdown
 from fsm.errors import ErrorCode
 from fsm.events import BrokerChange, ControlledShutdown
@@ -34,6 +45,9 @@ if TYPE_CHECKING:
 
 _P = PartitionState
 _R = ReplicaState
+_OFFLINE = _P.OfflinePartition
+_NON_EXISTENT = _P.NonExistentPartition
+_NON_EXISTENT_REPLICA = _R.NonExistentReplica
 
 
 class BrokersMixin:
@@ -70,7 +84,7 @@ class BrokersMixin:
                       f"bounced: {sorted(bounced)}")
             self._on_brokers_failed(plan, failed)
         ctx.live = new
-        for b in sorted(dead):
+        for b in sorted(failed):  # dead and bounced: before any request (see above)
             self._effects.append(RemoveBrokerChannel(b))
         if joined:
             self._log("info", None, "", "", f"brokers joined: {sorted(joined)}")
@@ -79,36 +93,118 @@ class BrokersMixin:
         self._run(plan)
 
     def _on_brokers_failed(self: Controller, plan: Plan, failed: set[int]) -> None:
+        """Bulk path (a broker in 50,000 replica sets): per partition only dict and tuple
+        operations; each replica/partition transition is still checked against its table
+        (``R_NEXT``/``P_NEXT``, compiled from the tables) and logged, one record per group
+        of identical transitions (``Entities``)."""
         ctx = self.ctx
         alive = set(ctx.live)
         eligible = ctx.eligible()
         to_delete = ctx.to_delete
         states = ctx.states
-        set_replica = self._set_replica_state
+        pstate = ctx.partition_state
+        rstates = ctx.replica_states
+        plan_decision = self._plan_decision
+        writes = plan.writes
+        unclean = self.config.unclean_leader_election_enable
+        epoch = self._epoch
+        replicas_after = self._replicas_after_failure
+        rgroups: dict[tuple, list] = {}  # (source, target, reason) -> replicas
+        pgroups: dict[tuple, list] = {}  # (source, target, reason) -> partitions
+        memo: dict[tuple[int, int], tuple] = {}  # (id(states), id(replicas)) -> outcome
         for tp, replicas in ctx.assignment.items():
             if failed.isdisjoint(replicas):
                 continue
+            rs = rstates.get(tp, ())
+            hit = memo.get((id(rs), id(replicas)))
+            if hit is None or hit[0] is not rs or hit[1] is not replicas:
+                outcome = replicas_after(rs, replicas, failed)
+                logs = []  # (the log group of each allowed move, broker)
+                for b, cur, target, allowed in outcome[3]:
+                    if allowed:
+                        key = (cur._value_, target._value_, "broker failed")
+                        logs.append((rgroups.setdefault(key, []), b))
+                hit = memo[(id(rs), id(replicas))] = (*outcome, tuple(logs))
+            _, _, new_rs, moves, not_deleted, logs = hit
+            for g, b in logs:
+                g.append((tp, b))
+            if len(logs) != len(moves):
+                for b, _cur, target, allowed in moves:
+                    if not allowed:  # the table forbids it: logged as illegal, unchanged
+                        self._set_replica_state(tp, b, target, "broker failed")
+            if new_rs is not rs:
+                if new_rs:
+                    rstates[tp] = new_rs
+                else:
+                    rstates.pop(tp, None)
             deleting = tp[0] in to_delete
-            for b in replicas:
-                if b not in failed:
-                    continue
-                cur = ctx.replica_state(tp, b)
-                if cur is _R.ReplicaDeletionStarted:
-                    set_replica(tp, b, _R.ReplicaDeletionIneligible, "broker failed")
-                elif cur is not _R.OfflineReplica and cur is not _R.ReplicaDeletionSuccessful:
-                    set_replica(tp, b, _R.OfflineReplica, "broker failed")
-                if deleting and cur is not _R.ReplicaDeletionSuccessful:
+            if deleting:
+                if not_deleted:
                     ctx.ineligible.add(tp[0])
+                continue
             st = states.get(tp)
-            if st is None or deleting:
+            if st is None:
                 continue
             li = st.leader_and_isr
             if li.leader in failed:
-                if ctx.partition_state.get(tp) is not _P.OfflinePartition:
-                    self._set_partition_state(tp, _P.OfflinePartition, "leader failed")
-                self._plan_decision(plan, tp, OFFLINE, 0, alive, eligible)
-            elif not failed.isdisjoint(li.isr):
-                self._plan_decision(plan, tp, OFFLINE, 0, alive, eligible)
+                cur = pstate.get(tp, _NON_EXISTENT)
+                if cur is not _OFFLINE:
+                    if _OFFLINE in P_NEXT[cur._value_]:
+                        pstate[tp] = _OFFLINE
+                        key = (cur._value_, _OFFLINE._value_, "leader failed")
+                        g = pgroups.get(key)
+                        if g is None:
+                            pgroups[key] = [tp]
+                        else:
+                            g.append(tp)
+                    else:
+                        self._set_partition_state(tp, _OFFLINE, "leader failed")  # illegal
+            elif failed.isdisjoint(li.isr):
+                continue
+            if tp in writes:
+                plan_decision(plan, tp, OFFLINE, 0, alive, eligible)
+            else:  # _plan_decision inlined for a partition with a state and no planned write
+                new = decide(OFFLINE, 0, replicas, li, alive, eligible, unclean, epoch)
+                if new is not None:
+                    writes[tp] = new_record(Decision, (OFFLINE, 0, new, st.version, False))
+        self._log_batches("replica", rgroups)
+        self._log_batches("partition", pgroups)
+
+    def _replicas_after_failure(self: Controller, rs: tuple, replicas: tuple[int, ...],
+                                failed: set[int]) -> tuple:
+        """What a failure does to one partition's replica states ``rs``:
+        ``(rs, replicas, new_rs, moves, not_deleted)``; ``moves`` lists ``(broker, source,
+        target, allowed by the table)`` in replica order; a replica
+        DeletionStarted -> DeletionIneligible, others (not Offline, not DeletionSuccessful)
+        -> Offline; ``not_deleted``: a failed replica not DeletionSuccessful."""
+        ctx = self.ctx
+        new_rs = rs
+        moves = []
+        not_deleted = False
+        for b in replicas:
+            if b not in failed:
+                continue
+            cur = _NON_EXISTENT_REPLICA
+            for x, s in new_rs:
+                if x == b:
+                    cur = s
+                    break
+            if cur is _R.ReplicaDeletionStarted:
+                target = _R.ReplicaDeletionIneligible
+            elif cur is not _R.OfflineReplica and cur is not _R.ReplicaDeletionSuccessful:
+                target = _R.OfflineReplica
+            else:
+                target = None
+            if cur is not _R.ReplicaDeletionSuccessful:
+                not_deleted = True
+            if target is None:
+                continue
+            if target in R_NEXT[cur._value_]:
+                new_rs = ctx.replica_states_with(new_rs, b, target)
+                moves.append((b, cur, target, True))
+            else:
+                moves.append((b, cur, target, False))
+        return (rs, replicas, new_rs, tuple(moves), not_deleted)
 
     def _on_brokers_joined(self: Controller, plan: Plan, joined: set[int]) -> None:
         ctx = self.ctx

@@ -2,28 +2,95 @@
 snapshot.
 
 Containers are one level deep and hold immutable values (tuples, frozen dataclasses,
-enum members), so a snapshot is a handful of ``tuple(sorted(d.items()))`` and a restore
-a handful of ``dict(...)``. Absent keys mean the table's initial state
-(``NonExistentPartition`` / ``NonExistentReplica``).
+enum members). Absent keys mean the table's initial state (``NonExistentPartition`` /
+``NonExistentReplica``).
+
+Snapshot: only plain builtins (tuples, ints, strs, bools, None), each dict a tuple sorted
+by key: ``BrokerInfo`` -> ``(id, epoch, endpoints, rack)`` (endpoints as tuples),
+``PartitionStateZk`` -> ``(leader, leader_epoch, isr, controller_epoch, version)``, state
+enums -> their value string. Pickling builtins is all C; pickling dataclasses and enums
+goes through Python-level ``__reduce_ex__`` (about 10x slower). Restore rebuilds the dicts
+with ``dict(...)`` where the values are already builtins, and turns the flat tuples back
+into values through small caches (``_decode_*``): the same few ``LeaderAndIsr`` /
+``BrokerInfo`` / replica-state tuples recur across the millions of copies a model
+checker makes, and sharing immutable values is safe.
 
 Memory: one ``(topic, partition)`` tuple per partition, interned through ``topics``
-(``topics[t][p]`` is *the* key used in every dict); replica lists, ISRs and
-``(broker, ReplicaState)`` pairs are interned too (``intern``), so a partition costs a
-few dict slots plus its ``PartitionStateZk`` and ``LeaderAndIsr``.
+(``topics[t][p]`` is *the* key used in every dict) by ``ClusterLoaded`` and topic
+creation; replica lists, ISRs and ``(broker, ReplicaState)`` pairs are interned too
+(``intern``), so a partition costs a few dict slots plus its ``PartitionStateZk`` and
+``LeaderAndIsr``. Nothing relies on key identity (only on equality): a restored context
+uses the keys of the snapshot and skips interning.
 """
 
 from __future__ import annotations
 
-from fsm.partition_states import PartitionState
-from fsm.replica_states import ReplicaState
-from fsm.values import BrokerInfo, PartitionStateZk, TopicPartition
+from fsm.partition_states import PARTITION_TABLE, PartitionState
+from fsm.replica_states import REPLICA_TABLE, ReplicaState
+from fsm.values import BrokerInfo, Endpoint, LeaderAndIsr, PartitionStateZk, TopicPartition
 
 ReplicaStates = tuple[tuple[int, ReplicaState], ...]
+
+P_BY_VALUE: dict[str, PartitionState] = {m._value_: m for m in PartitionState}
+R_BY_VALUE: dict[str, ReplicaState] = {m._value_: m for m in ReplicaState}
+_NON_EXISTENT_REPLICA = ReplicaState.NonExistentReplica
+
+# The transition tables compiled for the hot paths: state value -> the targets it may move
+# to, as a tuple (``target in P_NEXT[cur._value_]`` compares enum members by identity in C;
+# ``PARTITION_TABLE.is_valid`` hashes them through Python-level ``Enum.__hash__``).
+P_NEXT: dict[str, tuple[PartitionState, ...]] = {
+    s._value_: tuple(t for t in PartitionState if PARTITION_TABLE.is_valid(s, t))
+    for s in PartitionState}
+R_NEXT: dict[str, tuple[ReplicaState, ...]] = {
+    s._value_: tuple(t for t in ReplicaState if REPLICA_TABLE.is_valid(s, t))
+    for s in ReplicaState}
+_CACHE_MAX = 1 << 16  # entries per decode cache; cleared when full (values are immutable)
+
+_psz_cache: dict[tuple, PartitionStateZk] = {}
+_broker_cache: dict[tuple, BrokerInfo] = {}
+_rs_cache: dict[tuple, ReplicaStates] = {}
+
+
+def _decode_psz(flat: tuple) -> PartitionStateZk:
+    """``(leader, leader_epoch, isr, controller_epoch, version)`` -> ``PartitionStateZk``."""
+    got = _psz_cache.get(flat)
+    if got is None:
+        if len(_psz_cache) >= _CACHE_MAX:
+            _psz_cache.clear()
+        leader, leader_epoch, isr, controller_epoch, version = flat
+        got = _psz_cache[flat] = PartitionStateZk(
+            LeaderAndIsr(leader, leader_epoch, isr, controller_epoch), version)
+    return got
+
+
+def _encode_endpoints(eps: tuple[Endpoint, ...]) -> tuple:
+    return tuple((e.listener, e.host, e.port, e.security_protocol) for e in eps)
+
+
+def _decode_broker(flat: tuple) -> BrokerInfo:
+    got = _broker_cache.get(flat)
+    if got is None:
+        if len(_broker_cache) >= _CACHE_MAX:
+            _broker_cache.clear()
+        b, epoch, eps, rack = flat
+        got = _broker_cache[flat] = BrokerInfo(b, epoch, tuple(Endpoint(*e) for e in eps), rack)
+    return got
+
+
+def _decode_rs(flat: tuple) -> ReplicaStates:
+    """``((broker, state value), ...)`` -> ``((broker, ReplicaState), ...)``."""
+    got = _rs_cache.get(flat)
+    if got is None:
+        if len(_rs_cache) >= _CACHE_MAX:
+            _rs_cache.clear()
+        got = _rs_cache[flat] = tuple((b, R_BY_VALUE[v]) for b, v in flat)
+    return got
 
 
 class ControllerContext:
     __slots__ = ("live", "shutting_down", "topics", "assignment", "states", "partition_state",
-                 "replica_states", "reassignments", "to_delete", "ineligible", "_interned")
+                 "replica_states", "reassignments", "to_delete", "ineligible", "_interned",
+                 "_rs_next")
 
     def __init__(self) -> None:
         self.live: dict[int, BrokerInfo] = {}
@@ -39,6 +106,10 @@ class ControllerContext:
         self.to_delete: set[str] = set()
         self.ineligible: set[str] = set()
         self._interned: dict[object, object] = {}
+        # (id(old replica states), broker, id(target)) -> (old, new): set_replica_state_raw
+        # without re-sorting and re-hashing enum members; ``old`` is held so its id stays
+        # unique while the entry lives (never snapshotted).
+        self._rs_next: dict[tuple[int, int, int], tuple[ReplicaStates, ReplicaStates]] = {}
 
     # ------------------------------------------------------------------ interning
 
@@ -69,14 +140,28 @@ class ControllerContext:
     def set_replica_state_raw(self, tp: TopicPartition, broker: int,
                               state: ReplicaState) -> None:
         old = self.replica_states.get(tp, ())
-        pairs = [p for p in old if p[0] != broker]
-        if state is not ReplicaState.NonExistentReplica:
-            pairs.append(self.intern((broker, state)))
-            pairs.sort()
-        if pairs:
-            self.replica_states[tp] = self.intern(tuple(pairs)) if len(pairs) <= 4 else tuple(pairs)
+        new = self.replica_states_with(old, broker, state)
+        if new:
+            self.replica_states[tp] = new
         else:
             self.replica_states.pop(tp, None)
+
+    def replica_states_with(self, old: ReplicaStates, broker: int,
+                            state: ReplicaState) -> ReplicaStates:
+        """``old`` with ``broker`` in ``state`` (absent for NonExistentReplica), sorted."""
+        key = (id(old), broker, id(state))
+        hit = self._rs_next.get(key)
+        if hit is not None and hit[0] is old:
+            return hit[1]
+        pairs = [p for p in old if p[0] != broker]
+        if state is not _NON_EXISTENT_REPLICA:
+            pairs.append(self.intern((broker, state)))
+            pairs.sort()
+        new = (self.intern(tuple(pairs)) if len(pairs) <= 4 else tuple(pairs)) if pairs else ()
+        if len(self._rs_next) >= _CACHE_MAX:
+            self._rs_next.clear()
+        self._rs_next[key] = (old, new)
+        return new
 
     def remove_topic(self, topic: str) -> None:
         for tp in self.topics.pop(topic, ()):
@@ -91,37 +176,43 @@ class ControllerContext:
     # ------------------------------------------------------------------ snapshot
 
     def snapshot(self) -> tuple:
+        """Plain builtins only, canonical (see the module docstring)."""
+        live, sd, rea, td, inel = (self.live, self.shutting_down, self.reassignments,
+                                   self.to_delete, self.ineligible)
         return (
-            tuple(sorted(self.live.items())),
-            tuple(sorted(self.shutting_down)),
-            tuple(sorted((t, len(tps)) for t, tps in self.topics.items())),
+            tuple([(i.broker_id, i.epoch, _encode_endpoints(i.endpoints) if i.endpoints else (),
+                    i.rack) for _, i in sorted(live.items())]),
+            tuple(sorted(sd)) if sd else (),
+            tuple(sorted([(t, len(tps)) for t, tps in self.topics.items()])),
             tuple(sorted(self.assignment.items())),
-            tuple(sorted(self.states.items())),
-            tuple(sorted((tp, s.value) for tp, s in self.partition_state.items())),
-            tuple(sorted((tp, tuple((b, s.value) for b, s in rs))
-                         for tp, rs in self.replica_states.items())),
-            tuple(sorted(self.reassignments.items())),
-            tuple(sorted(self.to_delete)),
-            tuple(sorted(self.ineligible)),
+            tuple(sorted([(tp, (st.leader_and_isr.leader, st.leader_and_isr.leader_epoch,
+                                st.leader_and_isr.isr, st.leader_and_isr.controller_epoch,
+                                st.version))
+                          for tp, st in self.states.items()])),
+            tuple(sorted([(tp, s._value_) for tp, s in self.partition_state.items()])),
+            tuple(sorted([(tp, tuple([(b, s._value_) for b, s in rs]))
+                          for tp, rs in self.replica_states.items()])),
+            tuple(sorted(rea.items())) if rea else (),
+            tuple(sorted(td)) if td else (),
+            tuple(sorted(inel)) if inel else (),
         )
 
     @classmethod
     def restore(cls, snap: tuple) -> ControllerContext:
         (live, shutting, topics, assignment, states, pstates, rstates, reassign, to_delete,
          ineligible) = snap
-        ctx = cls()
-        ctx.live = dict(live)
+        ctx = cls.__new__(cls)
+        bc, pc, rc, P = _broker_cache, _psz_cache, _rs_cache, P_BY_VALUE
+        ctx.live = {f[0]: bc.get(f) or _decode_broker(f) for f in live}
         ctx.shutting_down = set(shutting)
-        for t, n in topics:
-            ctx.topics[t] = tuple((t, p) for p in range(n))
-        tp = ctx.tp
-        ctx.assignment = {tp(*k): ctx.intern(v) for k, v in assignment}
-        ctx.states = {tp(*k): v for k, v in states}
-        P, R = PartitionState, ReplicaState
-        ctx.partition_state = {tp(*k): P(v) for k, v in pstates}
-        ctx.replica_states = {
-            tp(*k): ctx.intern(tuple(ctx.intern((b, R(s))) for b, s in v)) for k, v in rstates}
-        ctx.reassignments = {tp(*k): v for k, v in reassign}
+        ctx.topics = {t: tuple([(t, p) for p in range(n)]) for t, n in topics}
+        ctx.assignment = dict(assignment)
+        ctx.states = {tp: pc.get(f) or _decode_psz(f) for tp, f in states}
+        ctx.partition_state = {tp: P[v] for tp, v in pstates}
+        ctx.replica_states = {tp: rc.get(f) or _decode_rs(f) for tp, f in rstates}
+        ctx.reassignments = dict(reassign)
         ctx.to_delete = set(to_delete)
         ctx.ineligible = set(ineligible)
+        ctx._interned = {}
+        ctx._rs_next = {}
         return ctx

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from fsm import zk_paths
 from fsm.controller.brokers import BrokersMixin
 from fsm.controller.config import ControllerConfig
-from fsm.controller.context import ControllerContext
+from fsm.controller.context import P_BY_VALUE, P_NEXT, R_BY_VALUE, R_NEXT, ControllerContext
 from fsm.controller.deletion import DeletionMixin
 from fsm.controller.election import ElectionMixin
 from fsm.controller.failover import FailoverMixin
@@ -32,7 +32,16 @@ from fsm.controller.leader_selection import decide
 from fsm.controller.plan import Plan
 from fsm.controller.preferred import PreferredMixin
 from fsm.controller.reassignment import ReassignmentMixin
-from fsm.controller.records import INIT, Decision, Round, StateChange
+from fsm.controller.records import (
+    INIT,
+    Decision,
+    Entities,
+    Round,
+    StateChange,
+    decode_round,
+    encode_round,
+    new_record,
+)
 from fsm.controller.request_batch import RequestBatch
 from fsm.controller.topics import TopicsMixin
 from fsm.effects import (
@@ -73,7 +82,22 @@ from fsm.values import NO_LEADER, LeaderAndIsr, PartitionStateZk, TopicPartition
 
 _P = PartitionState
 _R = ReplicaState
+_ONLINE = _P.OnlinePartition
+_OFFLINE = _P.OfflinePartition
+_NON_EXISTENT = _P.NonExistentPartition
 _NO_STATE = LeaderAndIsr(NO_LEADER, -1, (), -1)
+_PREFIX_MAX = 1 << 14
+_state_prefix: dict[str, str] = {}
+
+
+def state_path(topic: str, partition: int) -> str:
+    """``zk_paths.partition_state`` with the per-topic prefix computed once."""
+    pre = _state_prefix.get(topic)
+    if pre is None:
+        if len(_state_prefix) >= _PREFIX_MAX:
+            _state_prefix.clear()
+        pre = _state_prefix[topic] = zk_paths.partitions(topic) + "/"
+    return f"{pre}{partition}/state"
 _MAX_CHAINED = 4  # bound on follow-on rounds planned without a write in between
 
 _DISPATCH: dict[type, str] = {
@@ -115,9 +139,9 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
         self._paused = False
         self._pending: Round | None = None
         self._last_token = 0
-        # transient, per handle() call
+        # transient, per handle() call (the batch exists only while handle() runs)
         self._effects: list[ControllerEffect] = []
-        self._batch = RequestBatch()
+        self._batch: RequestBatch = None  # type: ignore[assignment]
         self._write: ZkWrite | None = None
 
     # ------------------------------------------------------------------ queries
@@ -185,15 +209,23 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
     # ------------------------------------------------------------------ snapshots
 
     def snapshot(self) -> tuple:
+        """Canonical and made of plain builtins only (tuples, ints, strs, bools, None)."""
         return (self._active, self._loaded, self._epoch, self._fence_version, self._seen,
-                self._paused, self._pending, self._last_token, self.ctx.snapshot())
+                self._paused, encode_round(self._pending), self._last_token,
+                self.ctx.snapshot())
 
     @classmethod
     def restore(cls, snap: tuple, config: ControllerConfig) -> Controller:
-        c = cls(config)
-        (c._active, c._loaded, c._epoch, c._fence_version, c._seen, c._paused, c._pending,
+        c = cls.__new__(cls)  # every attribute of __init__ is set below
+        (c._active, c._loaded, c._epoch, c._fence_version, c._seen, c._paused, pending,
          c._last_token, ctx) = snap
+        c.config = config
         c.ctx = ControllerContext.restore(ctx)
+        c._pending = decode_round(pending)
+        c.state_change_log = []
+        c._effects = []
+        c._batch = None  # type: ignore[assignment]  # made by handle()
+        c._write = None
         return c
 
     # ------------------------------------------------------------------ dispatch
@@ -224,7 +256,7 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
         if self._write is not None:
             out.append(self._write)
         self._effects = []
-        self._batch = RequestBatch()
+        self._batch = None  # type: ignore[assignment]
         self._write = None
         return out
 
@@ -243,25 +275,26 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
                              reason: str) -> bool:
         """The one place a partition changes state: checked against PARTITION_TABLE."""
         states = self.ctx.partition_state
-        cur = states.get(tp, _P.NonExistentPartition)
-        if not PARTITION_TABLE.is_valid(cur, target):
+        cur = states.get(tp, _NON_EXISTENT)
+        if target not in P_NEXT[cur._value_]:  # PARTITION_TABLE.is_valid, without hashing
             try:
                 PARTITION_TABLE.check(partition_label(*tp), cur, target)
             except IllegalTransition as e:
                 self._log("illegal", tp, cur.value, target.value, str(e))
             return False
-        if target is _P.NonExistentPartition:
+        if target is _NON_EXISTENT:
             states.pop(tp, None)
         else:
             states[tp] = target
-        self.state_change_log.append(StateChange("partition", tp, cur, target, reason))
+        self.state_change_log.append(new_record(StateChange, ("partition", tp, cur, target,
+                                                               reason)))
         return True
 
     def _set_replica_state(self, tp: TopicPartition, broker: int, target: ReplicaState,
                            reason: str) -> bool:
         """The one place a replica changes state: checked against REPLICA_TABLE."""
         cur = self.ctx.replica_state(tp, broker)
-        if not REPLICA_TABLE.is_valid(cur, target):
+        if target not in R_NEXT[cur._value_]:  # REPLICA_TABLE.is_valid, without hashing
             try:
                 REPLICA_TABLE.check(replica_label(tp[0], tp[1], broker), cur, target)
             except IllegalTransition as e:
@@ -269,8 +302,22 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
             return False
         if cur is not target:
             self.ctx.set_replica_state_raw(tp, broker, target)
-        self.state_change_log.append(StateChange("replica", (tp, broker), cur, target, reason))
+        self.state_change_log.append(new_record(StateChange, ("replica", (tp, broker), cur,
+                                                               target, reason)))
         return True
+
+    def _log_batches(self, kind: str, groups: dict) -> None:
+        """One record per group ``(source value, target value, reason) -> [entities]`` (in
+        order; keyed by the enum values: hashing a str is C, hashing an enum member is not)."""
+        log = self.state_change_log
+        by_value = P_BY_VALUE if kind == "partition" else R_BY_VALUE
+        for (cur, target, reason), entities in groups.items():
+            cur, target = by_value[cur], by_value[target]
+            if len(entities) == 1:
+                log.append(new_record(StateChange, (kind, entities[0], cur, target, reason)))
+            else:
+                log.append(new_record(StateChange, (kind, Entities(entities), cur, target,
+                                                    reason)))
 
     # ------------------------------------------------------------------ deciding
 
@@ -302,7 +349,7 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
             return False
         if create:
             kind = INIT  # still a create: committed at version 0
-        plan.writes[tp] = Decision(kind, arg, new, version, create)
+        plan.writes[tp] = new_record(Decision, (kind, arg, new, version, create))
         return True
 
     def _next_token(self) -> int:
@@ -318,14 +365,18 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
             if not retry:
                 self._continue(depth + 1)
             return
-        decisions = tuple(sorted(plan.writes.items()))
+        decisions = tuple(sorted(plan.writes.items()))  # mostly sorted already: linear
         ops: list[ZkOp] = []
+        append = ops.append
+        prefix = _state_prefix
+        last_t, pre = None, ""
         for (t, p), d in decisions:
-            path = zk_paths.partition_state(t, p)
+            if t != last_t:
+                last_t, pre = t, prefix.get(t) or state_path(t, 0)[:-len("0/state")]
             if d.create:
-                ops.append(CreateOp(path, d.leader_and_isr, make_parents=True))
+                append(CreateOp(f"{pre}{p}/state", d.leader_and_isr, make_parents=True))
             else:
-                ops.append(SetDataOp(path, d.leader_and_isr, d.expected_version))
+                append(SetDataOp(f"{pre}{p}/state", d.leader_and_isr, d.expected_version))
         ops.extend(plan.ops)
         token = self._next_token()
         self._pending = Round(token, "partitions", decisions, tuple(plan.ops),
@@ -361,11 +412,18 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
         retry = Plan()
         alive = set(self.ctx.live)
         eligible = self.ctx.eligible()
-        for tp, d in r.decisions:
-            f = failures.pop(zk_paths.partition_state(*tp), None) if failures else None
-            if f is None:
-                self._commit(tp, d)
-                continue
+        committed: tuple | list = r.decisions
+        failed: list[tuple] = []
+        if failures:
+            committed = []
+            for tp, d in r.decisions:
+                f = failures.pop(state_path(*tp), None)
+                if f is None:
+                    committed.append((tp, d))
+                else:
+                    failed.append((tp, d, f))
+        self._commit(committed)
+        for tp, d, f in failed:
             current = f.current if isinstance(f.current, LeaderAndIsr) else None
             if current is not None and tp in self.ctx.assignment:
                 self.ctx.states[tp] = PartitionStateZk(current, f.current_version)
@@ -398,32 +456,59 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
         target = _P.OnlinePartition if leader in self.ctx.live else _P.OfflinePartition
         if self.ctx.partition_state.get(tp) is not target:
             self._set_partition_state(tp, target, f"re-read after failed write ({reason})")
-        self._batch.um.add(tp)
+        self._batch.announce(tp)
 
-    def _commit(self, tp: TopicPartition, d: Decision) -> None:
+    def _commit(self, decisions: Iterable[tuple[TopicPartition, Decision]]) -> None:
+        """Take the written states; partitions -> Online (live leader) or Offline, one log
+        record per group of identical partition transitions, one "leader" record per
+        partition; LeaderAndIsr to the replicas and UpdateMetadata to all."""
         ctx = self.ctx
-        replicas = ctx.assignment.get(tp)
-        if replicas is None:
-            return
-        version = 0 if d.create else d.expected_version + 1
-        li = d.leader_and_isr
-        ctx.states[tp] = PartitionStateZk(li, version)
-        online = li.leader != NO_LEADER and li.leader in ctx.live
-        target = _P.OnlinePartition if online else _P.OfflinePartition
-        cur = ctx.partition_state.get(tp, _P.NonExistentPartition)
-        if PARTITION_TABLE.is_valid(cur, target):  # the fast path of _set_partition_state
-            ctx.partition_state[tp] = target
-            self.state_change_log.append(StateChange("partition", tp, cur, target, d.kind))
-        else:
-            self._set_partition_state(tp, target, d.kind)
-        self.state_change_log.append(StateChange("leader", tp, "", li, d.kind))
-        if d.kind == INIT:
-            for b in replicas:
-                if b in ctx.live and ctx.replica_state(tp, b) is _R.NewReplica:
-                    self._set_replica_state(tp, b, _R.OnlineReplica, "partition online")
+        live = ctx.live
+        assignment = ctx.assignment
+        states = ctx.states
+        pstate = ctx.partition_state
+        log = self.state_change_log
         batch = self._batch
-        batch.leader_and_isr(tp, replicas)
-        batch.um.add(tp)
+        lai = batch.lai
+        um = batch.um
+        groups: dict[tuple, list] = {}
+        group: list = []
+        last_cur = last_target = last_kind = None
+        for tp, d in decisions:
+            replicas = assignment.get(tp)
+            if replicas is None:
+                continue
+            li = d.leader_and_isr
+            kind = d.kind
+            states[tp] = PartitionStateZk(li, 0 if d.create else d.expected_version + 1)
+            leader = li.leader
+            target = _ONLINE if leader != NO_LEADER and leader in live else _OFFLINE
+            cur = pstate.get(tp, _NON_EXISTENT)
+            if cur is last_cur and target is last_target and kind is last_kind:
+                pstate[tp] = target  # same transition as the previous partition: checked
+                group.append(tp)
+            elif target in P_NEXT[cur._value_]:  # the fast path of _set_partition_state
+                pstate[tp] = target
+                last_cur, last_target, last_kind = cur, target, kind
+                key = (cur._value_, target._value_, kind)
+                group = groups.get(key)
+                if group is None:
+                    group = groups[key] = []
+                group.append(tp)
+            else:
+                self._set_partition_state(tp, target, kind)  # logged as illegal
+            log.append(new_record(StateChange, ("leader", tp, "", li, kind)))
+            if kind == INIT:
+                for b in replicas:
+                    if b in live and ctx.replica_state(tp, b) is _R.NewReplica:
+                        self._set_replica_state(tp, b, _R.OnlineReplica, "partition online")
+            s = lai.get(replicas)  # RequestBatch.leader_and_isr, inlined
+            if s is None:
+                lai[replicas] = {tp: None}
+            else:
+                s[tp] = None
+            um[tp] = None
+        self._log_batches("partition", groups)
 
     def _apply_followups(self, followups: Iterable[tuple]) -> None:
         batch = self._batch
@@ -443,7 +528,7 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
             elif k == "um-everyone":
                 batch.um_everyone = True
             elif k == "deleting":
-                batch.um.update(self.ctx.topics.get(f[1], ()))
+                batch.um.update(dict.fromkeys(self.ctx.topics.get(f[1], ())))
             elif k == "online":
                 tp = f[1]
                 for b in self.ctx.assignment.get(tp, ()):

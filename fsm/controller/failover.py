@@ -1,7 +1,8 @@
 """Failover: ``ClusterLoaded`` makes the newly elected controller's state (seed 001 §D).
 
 Load live brokers, assignments, partition states, deletions and reassignments in flight
-(malformed entries are rejected and skipped); partitions with a live leader are Online,
+(malformed entries are rejected and skipped; rejected and already finished
+reassignments are removed from ``/admin/reassign_partitions``); partitions with a live leader are Online,
 with a dead one Offline, without a state znode New; replicas on live brokers Online,
 others Offline. Then one round: elect leaders for New/Offline partitions, preferred
 elections left in ZooKeeper, delete the handled admin and ISR-notification znodes; on
@@ -88,7 +89,7 @@ class FailoverMixin:
                 ctx.to_delete.add(t)
             elif topic_name_problem(t) is None:
                 plan.ops.append(DeleteOp(zk_paths.delete_topic(t)))
-        finished = False
+        rewrite = False  # drop rejected and finished entries from /admin/reassign_partitions
         for key, target in sorted(snap.reassignments):
             tp = ctx.tp(*key) if isinstance(key, tuple) and len(key) == 2 else None
             problem = "unknown partition" if tp is None else replicas_problem(target)
@@ -96,12 +97,13 @@ class FailoverMixin:
                 problem = "topic is being deleted"
             if problem:
                 self._reject(key, f"reassignment: {problem}")
+                rewrite = True
                 continue
             if tuple(target) != ctx.assignment[tp]:
                 ctx.reassignments[tp] = ctx.intern(tuple(target))
             else:
-                finished = True
-        if finished:
+                rewrite = True
+        if rewrite:
             plan.ops.append(self._reassignment_znode_op())
         self._loaded = True
         plan.followups.append(("full",))

@@ -38,7 +38,7 @@ class IsrNotificationsMixin:
                                  li.controller_epoch), psz.version)
                 self._log("leader", tp, "", str(li.leader),
                           f"ISR changed by the leader: {list(li.isr)} (v{psz.version})")
-                self._batch.um.add(tp)
+                self._batch.announce(tp)
         for n in sorted(ev.notifications):
             plan.ops.append(DeleteOp(zk_paths.isr_change(n)))
         self._run(plan)

@@ -94,8 +94,9 @@ def decide(kind: str, arg: int, assigned: Isr, cur: LeaderAndIsr, alive: Collect
         return LeaderAndIsr(chosen[0], 0, chosen[1], controller_epoch)
     if kind == OFFLINE:
         if leader != NO_LEADER and leader in alive:
-            new_isr = shrink_isr(isr, [i for i in isr if i not in alive])
-            if new_isr == isr:
+            # shrink_isr(isr, dead members): the live members, or isr itself when none is
+            new_isr = tuple(filter(alive.__contains__, isr))
+            if not new_isr or len(new_isr) == len(isr):
                 return None
             return LeaderAndIsr(leader, epoch + 1, new_isr, controller_epoch)
         chosen = offline_leader(assigned, isr, alive, eligible, unclean)

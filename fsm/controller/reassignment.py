@@ -18,6 +18,13 @@ keeps them, and ``ClusterLoaded`` resumes them after a failover.
   delete=false) -> ReplicaDeletionStarted (StopReplica delete=true) -> Successful ->
   NonExistent; added replicas OnlineReplica; topic znode = target; the partition leaves
   ``/admin/reassign_partitions`` (rewritten with the rest, deleted when empty).
+
+Entries that do not start -- rejected (malformed, unknown partition, bad replica list,
+broker not live, topic being deleted) or already done (target = current replicas) -- are
+removed from ``/admin/reassign_partitions`` as Kafka does: the znode is rewritten with
+the reassignments in flight, or deleted when none remain (one ``ZkWrite``; the follow-on
+``ReassignmentRequest`` it triggers names only reassignments in flight, so no loop).
+Entries for a partition already being reassigned are ignored (the one in flight stays).
 """
 
 from __future__ import annotations
@@ -44,15 +51,18 @@ class ReassignmentMixin:
     def _on_reassignment_request(self: Controller, ev: ReassignmentRequest) -> None:
         ctx = self.ctx
         accepted = False
+        dropped = False  # entries to remove from /admin/reassign_partitions
         for entry in ev.targets:
             if not (isinstance(entry, tuple) and len(entry) == 2):
                 self._reject(None, f"reassignment: malformed entry {entry!r}")
+                dropped = True
                 continue
             key, target = entry
             tp = ctx.tp(*key) if isinstance(key, tuple) and len(key) == 2 else None
             target = tuple(target) if isinstance(target, tuple | list) else ()
             if tp is None:
                 self._reject(key, "reassignment of an unknown partition")
+                dropped = True
                 continue
             problem = replicas_problem(target)
             if problem is None and tp[0] in ctx.to_delete:
@@ -63,19 +73,24 @@ class ReassignmentMixin:
                     problem = f"target names brokers that are not live: {unknown}"
             if problem:
                 self._reject(tp, f"reassignment: {problem}")
+                dropped = True
                 continue
             if tp in ctx.reassignments:
                 self._log("info", tp, "", "", "already being reassigned")
                 continue
             if target == ctx.assignment[tp]:
                 self._log("info", tp, "", "", "target equals the current replicas")
+                dropped = True
                 continue
             ctx.reassignments[tp] = ctx.intern(target)
             self._log("info", tp, str(list(ctx.assignment[tp])), str(list(target)),
                       "reassignment started")
             accepted = True
-        if accepted:
-            self._run(Plan())
+        plan = Plan()
+        if dropped:
+            plan.ops.append(self._reassignment_znode_op())
+        if accepted or dropped:
+            self._run(plan)
 
     def _reassignment_znode_op(self: Controller) -> ZkOp:
         rest = self.ctx.reassignments

@@ -9,6 +9,7 @@ the order in which the state was built.
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from fsm.effects import SendRequest
@@ -21,28 +22,38 @@ from fsm.requests import (
 )
 from fsm.values import LEADER_DURING_DELETE, TopicPartition
 
+_leader_of = attrgetter("leader")
+
 if TYPE_CHECKING:
     from fsm.controller.context import ControllerContext
 
 
 class RequestBatch:
+    """Partition sets are dicts used as ordered sets (``d[tp] = None``): commits arrive in
+    sorted order, so the ``sorted`` in ``finish`` meets sorted (runs of) input. LeaderAndIsr
+    targets are grouped by the replica tuple (one dict operation per partition, not one
+    per replica); ``finish`` splits them per broker."""
+
     __slots__ = ("lai", "lai_full", "um", "um_all_partitions_to", "um_everyone", "stop")
 
     def __init__(self) -> None:
-        self.lai: dict[int, set[TopicPartition]] = {}
+        self.lai: dict[tuple[int, ...], dict[TopicPartition, None]] = {}  # brokers -> tps
         self.lai_full: set[int] = set()  # brokers that get LeaderAndIsr for all their replicas
-        self.um: set[TopicPartition] = set()  # partitions announced to every live broker
+        self.um: dict[TopicPartition, None] = {}  # partitions announced to every live broker
         self.um_all_partitions_to: set[int] = set()  # brokers that get every partition
         self.um_everyone = False  # send UpdateMetadata (live brokers) even without partitions
         self.stop: dict[tuple[int, bool], set[TopicPartition]] = {}
 
     def leader_and_isr(self, tp: TopicPartition, brokers: tuple[int, ...]) -> None:
-        for b in brokers:
-            s = self.lai.get(b)
-            if s is None:
-                self.lai[b] = {tp}
-            else:
-                s.add(tp)
+        s = self.lai.get(brokers)
+        if s is None:
+            self.lai[brokers] = {tp: None}
+        else:
+            s[tp] = None
+
+    def announce(self, tp: TopicPartition) -> None:
+        """UpdateMetadata for ``tp`` to every live broker."""
+        self.um[tp] = None
 
     def stop_replica(self, broker: int, tp: TopicPartition, delete: bool) -> None:
         self.stop.setdefault((broker, delete), set()).add(tp)
@@ -56,62 +67,84 @@ class RequestBatch:
         if self.empty():
             return []
         live = ctx.live
+        states = ctx.states
+        assignment = ctx.assignment
         out: list[SendRequest] = []
-        lai_cache: dict[TopicPartition, LeaderAndIsrPartition] = {}
-        um_cache: dict[TopicPartition, UpdateMetadataPartition] = {}
         brokers = tuple(live[b] for b in sorted(live))
 
-        def lai_part(tp: TopicPartition) -> LeaderAndIsrPartition | None:
-            part = lai_cache.get(tp)
-            if part is None:
-                st = ctx.states.get(tp)
-                replicas = ctx.assignment.get(tp)
-                if st is None or replicas is None:
-                    return None
-                li = st.leader_and_isr
-                part = LeaderAndIsrPartition(tp[0], tp[1], li.controller_epoch, li.leader,
-                                             li.leader_epoch, li.isr, st.version, replicas)
-                lai_cache[tp] = part
-            return part
+        # LeaderAndIsr: each partition's entry built once, shared by all its brokers.
+        per_broker: dict[int, list[dict[TopicPartition, None]]] = {}
+        for reps, tps in self.lai.items():
+            for b in reps:
+                per_broker.setdefault(b, []).append(tps)
+        for b in self.lai_full:
+            per_broker.setdefault(b, []).append(
+                dict.fromkeys(tp for tp, reps in assignment.items() if b in reps))
+        lai_parts: dict[TopicPartition, LeaderAndIsrPartition] = {}
+        wanted: dict[TopicPartition, None] = {}
+        for b, groups in per_broker.items():
+            if b in live:
+                for tps in groups:
+                    wanted.update(tps)
+        um_all = bool(self.um or self.um_all_partitions_to or self.um_everyone)
+        to_delete = ctx.to_delete
+        offline_of: dict[tuple[int, ...], tuple[int, ...]] = {}
 
-        def um_part(tp: TopicPartition) -> UpdateMetadataPartition | None:
-            part = um_cache.get(tp)
-            if part is None:
-                st = ctx.states.get(tp)
-                replicas = ctx.assignment.get(tp)
+        def build(tps: list[TopicPartition], um: bool) -> tuple[UpdateMetadataPartition, ...]:
+            """UpdateMetadata entries for ``tps`` (when ``um``), and the LeaderAndIsr entries
+            of the wanted ones among them, in one pass (one lookup per partition)."""
+            parts = []
+            append = parts.append
+            for tp in tps:
+                st = states.get(tp)
+                replicas = assignment.get(tp)
                 if st is None or replicas is None:
-                    return None
+                    continue
                 li = st.leader_and_isr
-                leader = LEADER_DURING_DELETE if tp[0] in ctx.to_delete else li.leader
-                offline = tuple(r for r in replicas if r not in live)
-                part = UpdateMetadataPartition(tp[0], tp[1], li.controller_epoch, leader,
-                                               li.leader_epoch, li.isr, st.version, replicas,
-                                               offline)
-                um_cache[tp] = part
-            return part
+                if tp in wanted and tp not in lai_parts:
+                    lai_parts[tp] = LeaderAndIsrPartition(
+                        tp[0], tp[1], li.controller_epoch, li.leader, li.leader_epoch, li.isr,
+                        st.version, replicas)
+                if um:
+                    offline = offline_of.get(replicas)
+                    if offline is None:
+                        offline = offline_of[replicas] = tuple(
+                            r for r in replicas if r not in live)
+                    append(UpdateMetadataPartition(
+                        tp[0], tp[1], li.controller_epoch,
+                        LEADER_DURING_DELETE if tp[0] in to_delete else li.leader,
+                        li.leader_epoch, li.isr, st.version, replicas, offline))
+            return tuple(parts)
 
-        targets = sorted(set(self.lai) | self.lai_full)
-        for b in targets:
+        common = build(sorted(self.um), True) if um_all and self.um else ()
+        build([tp for tp in wanted if tp not in lai_parts], False)
+        for b in sorted(per_broker):
             if b not in live:
                 continue
-            tps = set(self.lai.get(b, ()))
-            if b in self.lai_full:
-                tps.update(tp for tp, reps in ctx.assignment.items() if b in reps)
-            parts = [p for p in (lai_part(tp) for tp in sorted(tps)) if p is not None]
+            groups = per_broker[b]
+            tps = groups[0]
+            if len(groups) > 1:
+                tps = {}
+                for g in groups:
+                    tps.update(g)  # sorted runs, deduplicated: sorted() merges the runs
+            parts = tuple(filter(None, map(lai_parts.get, sorted(tps))))
             if not parts:
                 continue
-            leaders = sorted({p.leader for p in parts if p.leader in live})
+            leaders = sorted(set(map(_leader_of, parts)).intersection(live))
             out.append(SendRequest(b, LeaderAndIsrRequest(
-                controller_id, epoch, live[b].epoch, tuple(parts),
+                controller_id, epoch, live[b].epoch, parts,
                 tuple(live[x] for x in leaders))))
-        if self.um or self.um_all_partitions_to or self.um_everyone:
-            common = tuple(p for p in (um_part(tp) for tp in sorted(self.um)) if p is not None)
+
+        # UpdateMetadata: one tuple of entries shared by every broker it goes to.
+        if um_all:
             full: tuple[UpdateMetadataPartition, ...] | None = None
             for b in sorted(live):
                 if b in self.um_all_partitions_to:
                     if full is None:
-                        full = tuple(p for p in (um_part(tp) for tp in sorted(ctx.states))
-                                     if p is not None)
+                        if len(self.um) == len(states) and self.um.keys() == states.keys():
+                            full = common  # every partition is announced anyway
+                        else:
+                            full = build(sorted(states), True)
                     parts = full
                 else:
                     parts = common

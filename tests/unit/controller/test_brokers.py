@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from fsm.controller import ControllerConfig
-from fsm.effects import RemoveBrokerChannel, ReplyControlledShutdown, SetDataOp
+from fsm.controller.records import Entities
+from fsm.effects import RemoveBrokerChannel, ReplyControlledShutdown, SendRequest, SetDataOp
 from fsm.errors import ErrorCode
-from fsm.events import ControlledShutdown, WriteResult
+from fsm.events import BrokerChange, ControlledShutdown, WriteResult
 from fsm.partition_states import PartitionState
 from fsm.replica_states import ReplicaState
 from fsm.requests import ControlledShutdownRequest, LeaderAndIsrRequest
+from fsm.values import BrokerInfo
 
 from .harness import (
     active,
@@ -23,6 +25,7 @@ from .harness import (
 )
 
 T0, T1 = ("t", 0), ("t", 1)
+_P = PartitionState
 
 
 def test_failure_elects_from_live_isr_and_shrinks_isr() -> None:
@@ -76,7 +79,11 @@ def test_bounce_is_failure_plus_join_with_new_epoch() -> None:
     ctl = active(topics={"t": {0: (1, 2)}}, states={T0: state(1, (1,))})
     out = broker_change(ctl, 1, 2, 3, bounced={1: 999})
     assert ctl.live_brokers()[1] == 999
-    assert not any(isinstance(e, RemoveBrokerChannel) for e in out)
+    # seed 003: the old incarnation's queue is dropped before any request to the new one
+    removes = [i for i, e in enumerate(out) if isinstance(e, RemoveBrokerChannel)]
+    assert [out[i] for i in removes] == [RemoveBrokerChannel(1)]
+    assert removes[0] < min(i for i, e in enumerate(out)
+                            if isinstance(e, SendRequest) and e.broker_id == 1)
     req = lai_to(out, 1)
     assert req is not None and req.broker_epoch == 999
     li = ctl.leader_and_isr(T0)
@@ -122,3 +129,31 @@ def test_controlled_shutdown_single_replica_partition_remains() -> None:
     (reply,) = [e for e in out if isinstance(e, ReplyControlledShutdown)]
     assert reply.response.remaining == (T1,)  # no other ISR member to take over
     assert not sends(out, LeaderAndIsrRequest) or True
+
+
+def test_bounce_channel_removed_before_requests_in_the_same_list() -> None:
+    # broker 3 hosts nothing: no state write, so the requests come from this very handle()
+    ctl = active(topics={"t": {0: (1, 2)}})
+    out = ctl.handle(BrokerChange((BrokerInfo(1, 101), BrokerInfo(2, 102), BrokerInfo(3, 555))))
+    assert ctl.awaiting_write is None
+    kinds = [type(e).__name__ for e in out]
+    first_send = kinds.index("SendRequest")
+    assert out.index(RemoveBrokerChannel(3)) < first_send
+    assert all(e.request.broker_epoch == 555 for e in out
+               if isinstance(e, SendRequest) and e.broker_id == 3)
+
+
+def test_bulk_failure_logs_every_entity() -> None:
+    topics = {"t": {p: (1 + p % 3, 1 + (p + 1) % 3) for p in range(30)}}
+    ctl = active(topics=topics)
+    ctl.drain_state_change_log()
+    broker_change(ctl, 2, 3)
+    log = ctl.drain_state_change_log()
+    replicas = {e for r in log if r.kind == "replica" for e in r.entities}
+    assert replicas == {(("t", p), 1) for p, reps in topics["t"].items() if 1 in reps}
+    assert any(isinstance(r.entity, Entities) for r in log)  # batched
+    offline = {e for r in log if r.kind == "partition" and r.target is _P.OfflinePartition
+               for e in r.entities}
+    assert offline == {("t", p) for p, reps in topics["t"].items() if reps[0] == 1}
+    assert all(str(r) for r in log)
+    no_illegal(ctl)
