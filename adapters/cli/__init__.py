@@ -6,6 +6,8 @@ import click
 
 from adapters.cli.admin_cmd import elect_preferred, reassign_cmd, topics_group
 from adapters.cli.audit_cmd import audit_cmd
+from adapters.cli.check_cmd import check, replay
+from adapters.cli.controller_cmd import controller
 from adapters.cli.diagrams_cmd import diagrams
 from adapters.cli.zookeeper_cmd import zookeeper
 
@@ -18,7 +20,10 @@ def main() -> None:
 
 main.add_command(zookeeper)
 main.add_command(diagrams)
+main.add_command(check)
+main.add_command(replay)
 main.add_command(topics_group)
 main.add_command(reassign_cmd)
 main.add_command(elect_preferred)
 main.add_command(audit_cmd)
+main.add_command(controller)

@@ -189,6 +189,8 @@ class BrokersMixin:
                 if x == b:
                     cur = s
                     break
+            if cur is _NON_EXISTENT_REPLICA:
+                continue  # a reassignment's added replica not started yet: nothing to stop
             if cur is _R.ReplicaDeletionStarted:
                 target = _R.ReplicaDeletionIneligible
             elif cur is not _R.OfflineReplica and cur is not _R.ReplicaDeletionSuccessful:

@@ -99,6 +99,7 @@ def state_path(topic: str, partition: int) -> str:
         pre = _state_prefix[topic] = zk_paths.partitions(topic) + "/"
     return f"{pre}{partition}/state"
 _MAX_CHAINED = 4  # bound on follow-on rounds planned without a write in between
+_CONDITIONAL = ("expand", "expanded", "complete")  # followups applied only if committed
 
 _DISPATCH: dict[type, str] = {
     Startup: "_on_startup",
@@ -143,6 +144,7 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
         self._effects: list[ControllerEffect] = []
         self._batch: RequestBatch = None  # type: ignore[assignment]
         self._write: ZkWrite | None = None
+        self._held: set[TopicPartition] = set()  # reassignments not to retry in this call
 
     # ------------------------------------------------------------------ queries
 
@@ -226,6 +228,7 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
         c._effects = []
         c._batch = None  # type: ignore[assignment]  # made by handle()
         c._write = None
+        c._held = set()
         return c
 
     # ------------------------------------------------------------------ dispatch
@@ -238,6 +241,7 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
         self._effects = []
         self._batch = RequestBatch()
         self._write = None
+        self._held = set()
         if isinstance(event, WriteResult):
             self._on_write_result(event)
         elif self._paused and not isinstance(event, SessionStateChange):
@@ -383,12 +387,14 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
                               tuple(plan.followups), retry)
         self._write = ZkWrite(token, tuple(ops), self._fence_version)
 
-    def _continue(self, depth: int = 0) -> None:
-        """Follow-on work after a round: reassignment phases, deletion progress."""
+    def _continue(self, depth: int = 0, ops: Iterable[ZkOp] = ()) -> None:
+        """Follow-on work after a round: ``ops`` (the znodes of reassignments whose
+        completion just committed), reassignment phases, deletion progress."""
         if self._pending is not None or not (self._active and self._loaded) \
                 or depth > _MAX_CHAINED:
             return
         plan = Plan()
+        plan.ops.extend(ops)
         self._plan_reassignment_progress(plan)
         self._plan_deletion_progress(plan)
         if not plan.empty():
@@ -409,6 +415,7 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
             self._resign("fenced: /controller_epoch changed (another controller took over)")
             return
         failures = {f.path: f for f in ev.failures}
+        failed_paths = set(failures)
         retry = Plan()
         alive = set(self.ctx.live)
         eligible = self.ctx.eligible()
@@ -422,6 +429,31 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
                     committed.append((tp, d))
                 else:
                     failed.append((tp, d, f))
+        # Reassignment phases conditional on this round's writes (see reassignment.py):
+        # applied only for what committed, before the requests are built from memory.
+        conditional = [x for x in r.followups if x[0] in _CONDITIONAL]
+        followups = [x for x in r.followups if x[0] not in _CONDITIONAL]
+        ok = {tp for tp, _ in committed}
+        completed_topics: set[str] = set()
+        for x in conditional:
+            k, tp = x[0], x[1]
+            if k == "expand":
+                if zk_paths.topic(tp[0]) in failed_paths:
+                    self._held.add(tp)
+                    self._log("gave-up", tp, "", "", "reassignment: topic znode write failed")
+                else:
+                    self._reassignment_expanded(tp, x[2])
+            elif tp in ok:
+                if k == "expanded":
+                    self._reassignment_started(tp)
+                else:
+                    t = self._reassignment_completed(tp)
+                    if t is not None:
+                        completed_topics.add(t)
+        after: list[ZkOp] = [SetDataOp(zk_paths.topic(t), self._topic_znode(t), -1)
+                             for t in sorted(completed_topics) if t in self.ctx.topics]
+        if completed_topics:
+            after.append(self._reassignment_znode_op())
         self._commit(committed)
         for tp, d, f in failed:
             current = f.current if isinstance(f.current, LeaderAndIsr) else None
@@ -439,13 +471,24 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
                 self._after_give_up(tp, f.code)
         for f in failures.values():
             self._log("gave-up", f.path, "", "", f"write failed: {f.code}")
+        for x in conditional:
+            tp = x[1]
+            if x[0] == "expand" or tp in ok:
+                continue
+            if tp in retry.writes:
+                retry.followups.append(x)  # decided once more: still conditional on it
+            else:
+                self._held.add(tp)  # left in flight: tried again on the next ISR change
+                self._log("info", tp, "", "", f"reassignment {x[0]} postponed: state write "
+                          "failed")
         if retry.writes:
-            retry.followups = [x for x in r.followups if x[0] == "reply"]
-            self._apply_followups([x for x in r.followups if x[0] != "reply"])
+            retry.followups.extend(x for x in followups if x[0] == "reply")
+            retry.ops.extend(after)
+            self._apply_followups([x for x in followups if x[0] != "reply"])
             self._run(retry, retry=True)
         else:
-            self._apply_followups(r.followups)
-            self._continue()
+            self._apply_followups(followups)
+            self._continue(ops=after)
 
     def _after_give_up(self, tp: TopicPartition, reason: str) -> None:
         """Keep the partition state consistent with what ZooKeeper holds now."""
@@ -521,6 +564,7 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
             elif k == "full":
                 batch.lai_full.update(self.ctx.live)
                 batch.um_all_partitions_to.update(self.ctx.live)
+                batch.um_everyone = True  # the live brokers (and so the controller), always
             elif k == "join":
                 batch.lai_full.add(f[1])
                 batch.um_all_partitions_to.add(f[1])

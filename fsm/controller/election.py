@@ -1,8 +1,11 @@
 """Controller election and the controller's own ZooKeeper session (contract "Election").
 
-``Startup`` or ``ControllerChange(active=None)`` -> one ``ZkWrite``: create ephemeral
-``/controller`` and set ``/controller_epoch`` to epoch+1 conditional on its version (the
-last values read; (0, 0) before any read: a wrong guess merely fails). Success: epoch+1,
+``Startup`` only marks the candidate started: it carries no epoch, so it never elects
+(a guess would be a write decided on values nobody read). The adapter reads ``/controller``
+(with a watch) and ``/controller_epoch`` right after it and hands over a
+``ControllerChange``. ``ControllerChange(active=None)`` -> one ``ZkWrite``: create
+ephemeral ``/controller`` and set ``/controller_epoch`` to epoch+1 conditional on the
+version just read. Success: epoch+1,
 fence version +1, ``BecameController`` and ``LoadCluster``. Failure: wait for the next
 ``ControllerChange``. Another broker named in ``/controller`` while active -> resign.
 Session: CONNECTING pauses, CONNECTED resumes, CLOSED resigns (discarding everything).
@@ -25,8 +28,9 @@ if TYPE_CHECKING:
 
 class ElectionMixin:
     def _on_startup(self: Controller, ev: Startup) -> None:
-        if not self._active:
-            self._try_elect()
+        # No election here: the read of /controller and /controller_epoch that follows
+        # (ControllerChange) decides it with real values.
+        self._log("info", None, "", "candidate", "started: awaiting the read of /controller")
 
     def _on_controller_change(self: Controller, ev: ControllerChange) -> None:
         self._seen = (ev.epoch, ev.epoch_version)

@@ -4,10 +4,12 @@ Load live brokers, assignments, partition states, deletions and reassignments in
 (malformed entries are rejected and skipped; rejected and already finished
 reassignments are removed from ``/admin/reassign_partitions``); partitions with a live leader are Online,
 with a dead one Offline, without a state znode New; replicas on live brokers Online,
-others Offline. Then one round: elect leaders for New/Offline partitions, preferred
+others Offline (and out of the ISR: a dead ISR member is removed as on a broker failure,
+never the last member). Then one round: elect leaders for New/Offline partitions, preferred
 elections left in ZooKeeper, delete the handled admin and ISR-notification znodes; on
 its result a full LeaderAndIsr to every live broker for all its replicas and
-UpdateMetadata with every partition to all. Reassignments and deletions resume in the
+UpdateMetadata with every partition and the live brokers to all (even with no
+partition: the brokers learn the controller and the live set). Reassignments and deletions resume in the
 follow-on rounds; the deletion-retry and auto-rebalance timers start.
 """
 
@@ -110,6 +112,7 @@ class FailoverMixin:
         alive = set(live)
         eligible = ctx.eligible()
         self._plan_elections(plan, alive, eligible)
+        self._plan_dead_isr_removal(plan, alive, eligible)
         for key in sorted(snap.preferred_elections):
             tp = ctx.tp(*key) if isinstance(key, tuple) and len(key) == 2 else None
             if tp is not None and tp[0] not in ctx.to_delete:
@@ -123,6 +126,20 @@ class FailoverMixin:
             self._effects.append(StartTimer(TimerKind.AUTO_REBALANCE,
                                             self.config.leader_imbalance_check_interval_ms))
         self._run(plan)
+
+    def _plan_dead_isr_removal(self: Controller, plan: Plan, alive: set[int],
+                               eligible: set[int]) -> None:
+        """ReplicaStateMachine.startup: replicas on dead brokers are OfflineReplica (set by
+        the load) and leave the ISR -- as ``onBrokerFailure`` does for a broker that died
+        while no controller was there to see it. The OFFLINE decision keeps the live ISR
+        members (never the last member: a partition whose ISR is all dead keeps it)."""
+        ctx = self.ctx
+        to_delete = ctx.to_delete
+        for tp, st in ctx.states.items():
+            if tp in plan.writes or tp[0] in to_delete or tp not in ctx.assignment:
+                continue
+            if not alive.issuperset(st.leader_and_isr.isr):
+                self._plan_decision(plan, tp, OFFLINE, 0, alive, eligible)
 
     def _plan_elections(self: Controller, plan: Plan, alive: set[int],
                         eligible: set[int]) -> None:

@@ -13,6 +13,15 @@ requests once the writes committed:
 * ``("um-everyone",)`` -- UpdateMetadata with the live brokers to every live broker;
 * ``("deleting", topic)`` -- UpdateMetadata announcing the topic's partitions with leader -2;
 * ``("online", tp)`` -- move the partition's new replicas to OnlineReplica once written.
+
+Conditional (reassignment phases, ``fsm.controller.reassignment``): applied only for what
+committed, carried into the retry round when the partition is decided once more, dropped
+(the reassignment stays in flight) otherwise:
+
+* ``("expand", tp, rs)`` -- RS into memory once the topic znode write committed;
+* ``("expanded", tp)`` -- added replicas NewReplica once the leader-epoch bump committed;
+* ``("complete", tp)`` -- switch to the target once the completion state write committed
+  (the topic znode and ``/admin/reassign_partitions`` are written in the next round).
 """
 
 from __future__ import annotations

@@ -7,17 +7,22 @@ live are rejected. Reassignments in flight are hard state: ``/admin/reassign_par
 keeps them, and ``ClusterLoaded`` resumes them after a failover.
 
 * expand (target not all assigned): RS = target + (old - target), written to the topic
-  znode (v2 ``adding``/``removing`` fields), added replicas NewReplica, leader epoch + 1,
-  LeaderAndIsr to every replica of RS.
+  znode (v2 ``adding``/``removing`` fields); once committed RS in memory, then (next
+  round) leader epoch + 1; once that committed added replicas NewReplica, LeaderAndIsr to
+  every replica of RS.
 * wait until every target replica is in the ISR. We learn ISR changes from the
   ``IsrChangeNotification`` events (the partition states they carry), deliberately
   instead of a per-partition watch on the state znode: leaders always announce ISR
   changes there, and it keeps the number of watches constant.
 * contract: leader moved to a target replica if needed (ReassignedPartitionLeaderSelector),
-  ISR = ISR ∩ target, leader epoch + 1; replicas leaving: OfflineReplica (StopReplica
-  delete=false) -> ReplicaDeletionStarted (StopReplica delete=true) -> Successful ->
-  NonExistent; added replicas OnlineReplica; topic znode = target; the partition leaves
-  ``/admin/reassign_partitions`` (rewritten with the rest, deleted when empty).
+  ISR = ISR ∩ target, leader epoch + 1 (one state write); only once it committed:
+  replicas leaving: OfflineReplica (StopReplica delete=false) -> ReplicaDeletionStarted
+  (StopReplica delete=true) -> Successful -> NonExistent; added replicas OnlineReplica;
+  assignment = target in memory; then (next round, from that WriteResult) topic znode =
+  target and the partition leaves ``/admin/reassign_partitions`` (rewritten with the
+  rest, deleted when empty). A completion whose state write fails (BadVersion: the
+  leader changed the ISR meanwhile) is decided once more on the re-read state, then left
+  in flight until the next ISR change notification -- never half written.
 
 Entries that do not start -- rejected (malformed, unknown partition, bad replica list,
 broker not live, topic being deleted) or already done (target = current replicas) -- are
@@ -38,13 +43,14 @@ from fsm.controller.validation import replicas_problem
 from fsm.effects import DeleteOp, SetDataOp, ZkOp
 from fsm.events import ReassignmentRequest
 from fsm.replica_states import ReplicaState
-from fsm.values import TopicAssignment
+from fsm.values import TopicAssignment, TopicPartition
 from fsm.znodes import ReassignmentZnode
 
 if TYPE_CHECKING:
     from fsm.controller.controller import Controller
 
 _R = ReplicaState
+_ADDING = (_R.NonExistentReplica, _R.NewReplica)
 
 
 class ReassignmentMixin:
@@ -99,70 +105,109 @@ class ReassignmentMixin:
         return SetDataOp(zk_paths.REASSIGN_PARTITIONS,
                          ReassignmentZnode(tuple(sorted(rest.items()))), -1)
 
-    def _topic_znode(self: Controller, topic: str) -> TopicAssignment:
+    def _topic_znode(self: Controller, topic: str,
+                     planned: dict | None = None) -> TopicAssignment:
+        """The topic znode as memory holds it, with ``planned`` replica lists (an expansion
+        about to be written) instead of the assigned ones. ``adding``: target replicas not
+        started (NonExistent: the epoch bump has not committed yet) or not in sync (New)."""
         ctx = self.ctx
         parts, adding, removing = [], [], []
         for tp in ctx.topics[topic]:
-            replicas = ctx.assignment[tp]
+            replicas = (planned or {}).get(tp) or ctx.assignment[tp]
             parts.append((tp[1], replicas))
             target = ctx.reassignments.get(tp)
             if target is not None and set(target) <= set(replicas):
                 adding.append((tp[1], tuple(
-                    b for b in target if ctx.replica_state(tp, b) is _R.NewReplica)))
+                    b for b in target if ctx.replica_state(tp, b) in _ADDING)))
                 removing.append((tp[1], tuple(b for b in replicas if b not in target)))
         return TopicAssignment(tuple(parts), tuple(adding), tuple(removing))
 
     def _plan_reassignment_progress(self: Controller, plan: Plan) -> None:
+        """Each phase writes ZooKeeper before memory moves (Kafka's order), one round each:
+
+        1. expand: the topic znode with RS = target + (old - target); followup
+           ``("expand", tp, rs)`` takes RS into memory once that op committed;
+        2. the leader-epoch bump (REASSIGN_EPOCH) with the conditional followup
+           ``("expanded", tp)``: once the state write committed, the added replicas (still
+           NonExistentReplica until then) -> NewReplica, LeaderAndIsr to RS;
+        3. (all target replicas in the ISR) the completion state write (REASSIGN_DONE: ISR
+           within the target, leader in it, epoch + 1) with the conditional followup
+           ``("complete", tp)``: only once that write committed does memory switch
+           (replica transitions, StopReplica, assignment = target), and the next round
+           writes the topic znode and ``/admin/reassign_partitions``.
+
+        A state write that fails with BadVersion is decided once more from the failure's
+        data (carrying its conditional followup); when that fails too -- or nothing can be
+        decided on the re-read state -- the partition stays in flight, untouched in memory
+        and in ZooKeeper, and is tried again on the next ISR change notification."""
         ctx = self.ctx
         if not ctx.reassignments:
             return
         alive = set(ctx.live)
         eligible = ctx.eligible()
-        touched: set[str] = set()
-        done = False
+        expanding: dict[str, dict] = {}
+        held = self._held
         for tp in sorted(ctx.reassignments):
             target = ctx.reassignments[tp]
             replicas = ctx.assignment[tp]
-            if tp not in ctx.states or tp[0] in ctx.to_delete:
+            if tp not in ctx.states or tp[0] in ctx.to_delete or tp in held:
                 continue
             if not set(target) <= set(replicas):
-                # expand: RS = target + (old - target)
                 rs = ctx.intern(target + tuple(b for b in replicas if b not in target))
-                ctx.assignment[tp] = rs
-                for b in target:
-                    if b not in replicas:
-                        self._set_replica_state(tp, b, _R.NewReplica, "reassignment: added")
-                self._plan_decision(plan, tp, REASSIGN_EPOCH, 0, alive, eligible)
-                touched.add(tp[0])
+                expanding.setdefault(tp[0], {})[tp] = rs
+                plan.followups.append(("expand", tp, rs))
+                continue
+            if any(ctx.replica_state(tp, b) is _R.NonExistentReplica for b in target):
+                if self._plan_decision(plan, tp, REASSIGN_EPOCH, 0, alive, eligible):
+                    plan.followups.append(("expanded", tp))
                 continue
             if not set(target) <= set(self._current(plan, tp).isr):
                 continue  # wait for the new replicas to join the ISR
-            if not self._plan_decision(plan, tp, REASSIGN_DONE, 0, alive, eligible, target):
-                continue  # no live target replica in the ISR can lead yet
-            for b in target:
-                if ctx.replica_state(tp, b) is _R.NewReplica and b in alive:
-                    self._set_replica_state(tp, b, _R.OnlineReplica, "reassignment: in sync")
-            for b in replicas:
-                if b in target:
-                    continue
-                if ctx.replica_state(tp, b) is not _R.OfflineReplica:
-                    self._set_replica_state(tp, b, _R.OfflineReplica, "reassignment: removed")
-                self._set_replica_state(tp, b, _R.ReplicaDeletionStarted, "reassignment: removed")
-                if b in alive:
-                    plan.followups.append(("stop", b, tp, False))
-                    plan.followups.append(("stop", b, tp, True))
-                self._set_replica_state(tp, b, _R.ReplicaDeletionSuccessful,
-                                        "reassignment: removed")
-                self._set_replica_state(tp, b, _R.NonExistentReplica, "reassignment: removed")
-            ctx.assignment[tp] = target
-            del ctx.reassignments[tp]
-            self._log("info", tp, "", str(list(target)), "reassignment completed")
-            touched.add(tp[0])
-            done = True
-        for t in sorted(touched):
-            plan.ops.append(SetDataOp(zk_paths.topic(t), self._topic_znode(t), -1))
-        if done:
-            plan.ops.append(self._reassignment_znode_op())
-            for t in list(ctx.ineligible):
-                if not any(tp in ctx.reassignments for tp in ctx.topics.get(t, ())):
-                    pass  # retried by the timer / a join, like any ineligible topic
+            if self._plan_decision(plan, tp, REASSIGN_DONE, 0, alive, eligible, target):
+                plan.followups.append(("complete", tp))
+            # else no live target replica in the ISR can lead yet
+        for t in sorted(expanding):
+            plan.ops.append(SetDataOp(zk_paths.topic(t), self._topic_znode(t, expanding[t]), -1))
+
+    def _reassignment_expanded(self: Controller, tp: TopicPartition, rs: tuple[int, ...]) -> None:
+        """The topic znode with RS committed: RS in memory (added replicas stay
+        NonExistentReplica until the leader-epoch bump committed)."""
+        ctx = self.ctx
+        if tp in ctx.reassignments and tp in ctx.assignment:
+            ctx.assignment[tp] = rs
+
+    def _reassignment_started(self: Controller, tp: TopicPartition) -> None:
+        """The leader-epoch bump committed: the added replicas are NewReplica."""
+        ctx = self.ctx
+        for b in ctx.reassignments.get(tp, ()):
+            if ctx.replica_state(tp, b) is _R.NonExistentReplica:
+                self._set_replica_state(tp, b, _R.NewReplica, "reassignment: added")
+
+    def _reassignment_completed(self: Controller, tp: TopicPartition) -> str | None:
+        """The completion state write committed: memory switches to the target; StopReplica
+        to the removed replicas. Returns the topic whose znode must be rewritten."""
+        ctx = self.ctx
+        target = ctx.reassignments.get(tp)
+        replicas = ctx.assignment.get(tp)
+        if target is None or replicas is None:
+            return None
+        alive = ctx.live
+        for b in target:
+            if ctx.replica_state(tp, b) is _R.NewReplica and b in alive:
+                self._set_replica_state(tp, b, _R.OnlineReplica, "reassignment: in sync")
+        for b in replicas:
+            if b in target:
+                continue
+            if ctx.replica_state(tp, b) is not _R.OfflineReplica:
+                self._set_replica_state(tp, b, _R.OfflineReplica, "reassignment: removed")
+            self._set_replica_state(tp, b, _R.ReplicaDeletionStarted, "reassignment: removed")
+            if b in alive:
+                self._batch.stop_replica(b, tp, False)
+                self._batch.stop_replica(b, tp, True)
+            self._set_replica_state(tp, b, _R.ReplicaDeletionSuccessful,
+                                    "reassignment: removed")
+            self._set_replica_state(tp, b, _R.NonExistentReplica, "reassignment: removed")
+        ctx.assignment[tp] = target
+        del ctx.reassignments[tp]
+        self._log("info", tp, "", str(list(target)), "reassignment completed")
+        return tp[0]

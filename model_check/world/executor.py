@@ -226,8 +226,8 @@ def do_process(w: World, a: A.Action) -> list[str]:
         return [f"c{b} skip {item.describe() if isinstance(item, S.Marker) else item}"]
     lines = handle_controller(w, b, event)
     if isinstance(item, Startup):
-        # Startup carries no epoch: the first attempt guesses; what the event thread read
-        # from /controller and /controller_epoch follows at once (contract gap, see report)
+        # Startup carries no epoch and elects nothing: what the event thread read from
+        # /controller and /controller_epoch follows at once (contract "Election")
         w.enqueue(b, S.Marker(S.CONTROLLER), front=True)
     return lines
 

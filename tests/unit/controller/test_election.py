@@ -43,16 +43,27 @@ def test_election_win_bumps_epoch_and_fence_version() -> None:
     assert ctl.is_active and ctl.epoch == 5 and ctl.fence_version == 8
 
 
+def test_startup_does_not_elect_before_a_read() -> None:
+    """Startup carries no epoch: no election on a guess; the ControllerChange read from
+    /controller and /controller_epoch that follows decides it with the real version."""
+    ctl = Controller(ControllerConfig(broker_id=2))
+    assert ctl.handle(Startup()) == []
+    assert ctl.awaiting_write is None and not ctl.is_active
+    (w,) = writes(ctl.handle(ControllerChange(None, 3, 5)))
+    assert w.ops[1] == SetDataOp("/controller_epoch", ControllerEpochZnode(4), 5)
+
+
 def test_election_lost_waits() -> None:
     ctl = Controller(ControllerConfig(broker_id=2))
-    (w,) = writes(ctl.handle(Startup()))
+    ctl.handle(Startup())
+    (w,) = writes(ctl.handle(ControllerChange(None, 0, 0)))
     out = ctl.handle(WriteResult(w.token, failures=(WriteFailure("/controller", "NodeExists"),)))
     assert out == [] and not ctl.is_active and ctl.awaiting_write is None
 
 
 def test_other_event_while_awaiting_write_is_a_programming_error() -> None:
     ctl = Controller(ControllerConfig(broker_id=2))
-    ctl.handle(Startup())
+    ctl.handle(ControllerChange(None, 0, 0))
     with pytest.raises(AssertionError):
         ctl.handle(Startup())
 
@@ -120,3 +131,40 @@ def test_another_controller_makes_us_resign() -> None:
     out = ctl.handle(ControllerChange(2, 2, 2))
     assert any(isinstance(e, Resigned) for e in out)
     assert not sends(out, LeaderAndIsrRequest)
+
+
+def test_failover_without_partitions_tells_every_broker_the_controller() -> None:
+    """Kafka sends every live broker an UpdateMetadata (live brokers, so the controller id)
+    on failover, even when there is no partition to announce."""
+    from fsm.events import ClusterLoaded
+    from fsm.values import ClusterSnapshot
+
+    from .harness import brokers, feed
+    ctl = Controller(ControllerConfig(broker_id=1))
+    feed(ctl, ControllerChange(None, 0, 0))
+    out = feed(ctl, ClusterLoaded(ClusterSnapshot(live_brokers=brokers(1, 2, 3))))
+    um = sends(out, UpdateMetadataRequest)
+    assert sorted(s.broker_id for s in um) == [1, 2, 3]
+    for s in um:
+        assert s.request.partitions == () and s.request.controller_id == 1
+        assert [b.broker_id for b in s.request.live_brokers] == [1, 2, 3]
+
+
+def test_failover_removes_dead_followers_from_the_isr() -> None:
+    """ReplicaStateMachine.startup: replicas on dead brokers go OfflineReplica and leave the
+    ISR (as onBrokerFailure does); the last ISR member stays."""
+    from fsm.replica_states import ReplicaState
+
+    from .harness import state
+    ctl = active(live=(2, 3), topics={"t": {0: (2, 3, 1), 1: (3, 1), 2: (1, 4)}},
+                 states={("t", 0): state(2, (2, 3, 1)), ("t", 1): state(3, (3, 1)),
+                         ("t", 2): state(1, (1, 4), epoch=2, version=4)})
+    li = ctl.leader_and_isr(("t", 0))
+    assert li.leader == 2 and li.isr == (2, 3) and li.leader_epoch == 1
+    assert ctl.partition_zk_version(("t", 0)) == 1
+    assert ctl.leader_and_isr(("t", 1)).isr == (3,)
+    assert ctl.replica_state(("t", 0), 1) is ReplicaState.OfflineReplica
+    # no live replica: leader -1, the ISR kept (never emptied)
+    li = ctl.leader_and_isr(("t", 2))
+    assert li.leader == -1 and li.isr == (1, 4)
+    no_illegal(ctl)

@@ -128,7 +128,7 @@ def test_restored_controller_behaves_like_the_original() -> None:
     assert copy.replica_state(("t", 0), 3) is ctl.replica_state(("t", 0), 3)
     assert copy.partition_state(("t", 0)) is ctl.partition_state(("t", 0))
     for c in (ctl, copy):  # the same effects from here on
-        c.out = c.handle(WriteResult(c.awaiting_write))
+        c.out = feed(c, WriteResult(c.awaiting_write))  # expansion: znode, then epoch
         c.out += broker_change(c, 1, 2, 4)
     assert copy.out == ctl.out
     assert copy.snapshot() == ctl.snapshot()

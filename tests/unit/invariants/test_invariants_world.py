@@ -100,8 +100,6 @@ def test_global_view_of_a_fresh_world() -> None:
     assert I.check_state(view) == []
 
 
-@pytest.mark.xfail(strict=True, reason="fsm bug: a reassignment's completion write commits the "
-                   "topic znode although its partition-state op failed with BadVersion")
 def test_reassignment_completion_races_a_leader_isr_change() -> None:
     """Reproduces the partial commit found by random walks (see the lead's report): the
     controller decides the completion (state ISR 3,2 epoch 1 @v0; topic znode = 2,3; delete

@@ -1,0 +1,135 @@
+"""``kcontrol check`` and ``kcontrol replay``: the model checker on the command line.
+
+Exit codes: 0 pass, 1 violation (or a replay that reproduces it), 2 usage or scenario error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from model_check import checks as checks_mod
+from model_check import counterexample as cx
+from model_check.scenario import ScenarioError, load
+from model_check.search import Level, Options, Result, bfs
+from model_check.walk import walks
+
+DEFAULT_TRACE_DIR = Path(".kcontrol") / "counterexamples"
+ENGINES = ("local", "spark")
+
+
+def _fail(msg: str) -> None:
+    click.echo(f"error: {msg}", err=True)
+    sys.exit(2)
+
+
+def _checks() -> checks_mod.Checks:
+    try:
+        return checks_mod.default_checks()
+    except checks_mod.ChecksUnavailable as e:
+        _fail(str(e))
+        raise  # unreachable
+
+
+@click.command()
+@click.argument("scenario")
+@click.option("--engine", type=click.Choice(ENGINES), default="local", show_default=True,
+              help="where the search runs (spark: not yet available)")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="write the report as JSON to FILE")
+@click.option("--max-states", type=click.IntRange(min=1), help="stop after N distinct states")
+@click.option("--depth", type=click.IntRange(min=0),
+              help="depth bound (BFS) or walk length (--random); default: the scenario's")
+@click.option("--trace-out", type=click.Path(file_okay=False, path_type=Path),
+              default=DEFAULT_TRACE_DIR, show_default=True,
+              help="directory for counterexamples (.txt, Mermaid .md, .replay.json)")
+@click.option("--random", "random_", is_flag=True, help="seeded random walks instead of BFS")
+@click.option("--steps", type=click.IntRange(min=1), default=10_000, show_default=True,
+              help="--random: total steps over all walks")
+@click.option("--seed", type=int, default=0, show_default=True, help="--random: the seed")
+def check(scenario: str, engine: str, json_out: Path | None, max_states: int | None,
+          depth: int | None, trace_out: Path, random_: bool, steps: int, seed: int) -> None:
+    """Explore every interleaving of SCENARIO (a .toml path or a shipped name) and check
+    the invariant catalogue on every state and step."""
+    if engine == "spark":
+        _fail("--engine spark is not yet available (use --engine local)")
+    try:
+        sc = load(scenario)
+    except ScenarioError as e:
+        _fail(str(e))
+        return
+    checks = _checks()
+    console = Console(highlight=False, soft_wrap=True)
+    mode = f"random walks: {steps} steps, seed {seed}" if random_ else "bfs"
+    console.print(f"[bold]check[/] {sc.name} ({sc.source}) engine={engine} {mode} "
+                  f"checks={checks.name}")
+    if sc.symmetry:
+        console.print("symmetry: requested by the scenario, not applied yet "
+                      "(states are not reduced; the verdict is unaffected)")
+    if random_:
+        result = walks(sc, checks, steps, seed, depth, on_walk=None)
+    else:
+        console.print(f"{'level':>5} {'frontier':>9} {'generated':>10} {'new':>9} "
+                      f"{'dupes':>9} {'seconds':>8}")
+        with console.status("exploring ...") as status:
+            def on_level(lv: Level) -> None:
+                console.print(f"{lv.depth:>5} {lv.frontier:>9} {lv.generated:>10} "
+                              f"{lv.new:>9} {lv.duplicates:>9} {lv.seconds:>8.2f}")
+                status.update(f"exploring level {lv.depth + 1} ({lv.new} states) ...")
+            result = bfs(sc, checks, Options(depth=depth, max_states=max_states), on_level)
+    trace, saved = None, None
+    if result.violation is not None:
+        v = result.violation
+        trace = cx.rebuild(sc, v.setup, v.path, v.invariant, v.detail)
+        saved = cx.save(trace, trace_out, engine)
+    _summary(console, result, trace, saved)
+    if json_out is not None:
+        from model_check.report import report
+
+        extra = {"seed": seed, "steps": steps} if random_ else {}
+        json_out.write_text(json.dumps(report(result, trace, saved, **extra), indent=2) + "\n")
+    sys.exit(1 if result.violation is not None else 0)
+
+
+def _summary(console: Console, r: Result, trace: cx.Trace | None,
+             saved: dict[str, Path] | None) -> None:
+    console.print(f"states generated {r.states_generated}, distinct states "
+                  f"{r.distinct_states}, depth {r.depth} ({r.bounded_by}), "
+                  f"{r.seconds:.2f}s, {r.states_per_second:.0f} states/s")
+    if trace is None:
+        console.print("[bold green]verdict: pass[/]")
+        return
+    console.print(f"[bold red]verdict: violation[/] of {trace.invariant}: {trace.detail}")
+    console.print(f"trace ({len(trace.steps)} steps, {len(trace.explored())} after the "
+                  f"setup of {r.setup_steps}):")
+    for line in trace.one_liners():
+        if " setup " not in line[:10]:
+            console.print("  " + line, markup=False)
+    if saved:
+        for kind, path in saved.items():
+            console.print(f"  {kind}: {path}", markup=False)
+
+
+@click.command()
+@click.argument("trace", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def replay(trace: Path) -> None:
+    """Run a saved counterexample (TRACE, a .replay.json) step by step through a fresh
+    world, re-checking the invariants; exit 1 when the violation reproduces."""
+    try:
+        doc = cx.load_replay(trace)
+        checks = _checks()
+        r = cx.replay(doc, checks, out=lambda line: click.echo(line))
+    except (cx.ReplayError, ScenarioError) as e:
+        _fail(str(e))
+        return
+    if r.found is None:
+        click.echo(f"NOT REPRODUCED: {r.steps} steps ran, no invariant violated "
+                   f"(expected {r.expected})")
+        sys.exit(0)
+    same = "REPRODUCED" if r.reproduced else f"DIFFERENT VIOLATION (expected {r.expected})"
+    click.echo(f"{same}: {r.found.invariant} violated at step {r.steps}: {r.found.detail}")
+    sys.exit(1)

@@ -1,0 +1,309 @@
+"""One listener: a bound socket and one selector thread that accepts, reads, parses and
+writes (Kafka's Acceptor + one Processor, merged: connections are few here).
+
+Per connection:
+
+- bytes go through the codec's ``FrameReader`` (``max_frame_size``); every complete frame
+  is parsed with ``parse_request(frame, supported)``, where ``supported`` is what this
+  listener accepts (the control plane: the three controller APIs only);
+- **one request in flight per connection** (Kafka mutes a channel until its response is
+  sent): the next frame is parsed only after the previous answer was queued for writing,
+  so answers leave in request order whatever the number of handler threads. Frames a
+  client pipelines wait in the connection (at most ``max_pipelined``; beyond that the
+  listener stops reading that socket until the backlog drains);
+- oversized, negative-size, truncated or undecodable frames, an API key this listener does
+  not accept and an unsupported version of an API other than ApiVersions close **that
+  connection only**, with a log line; an unsupported ApiVersions version gets the codec's
+  fallback answer (v0 body, UNSUPPORTED_VERSION, the broker's ApiVersions range).
+
+Handler threads never touch sockets: they hand the answer frame back through
+``_respond``, which queues it and wakes the selector (a socketpair).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import selectors
+import socket
+import threading
+from collections import Counter, deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from adapters.network.codec import (
+    Action,
+    DecodeError,
+    FrameError,
+    FrameReader,
+    FrameTooLarge,
+    Rejected,
+    parse_request,
+)
+from adapters.network.listener_config import ListenerSpec
+from adapters.network.request_channel import Plane, QueuedRequest, RequestChannel
+
+log = logging.getLogger("kcontrol.network")
+
+R, W = selectors.EVENT_READ, selectors.EVENT_WRITE
+RECV_SIZE = 256 * 1024
+DEFAULT_MAX_PIPELINED = 16
+
+
+@dataclass(eq=False)
+class _Conn:
+    cid: int
+    sock: socket.socket
+    label: str
+    reader: FrameReader
+    pending: deque[bytes] = field(default_factory=deque)
+    out: bytearray = field(default_factory=bytearray)
+    in_flight: bool = False
+    close_after_write: bool = False
+    events: int = 0
+
+
+class Listener:
+    def __init__(self, spec: ListenerSpec, plane: Plane, channel: RequestChannel,
+                 supported: Mapping[int, tuple[int, int]], *, max_frame_size: int,
+                 max_pipelined: int = DEFAULT_MAX_PIPELINED) -> None:
+        self.spec = spec
+        self.plane = plane
+        self.channel = channel
+        self.supported = dict(supported)
+        self.max_frame_size = max_frame_size
+        self.max_pipelined = max(1, max_pipelined)
+        self.closed_reasons: Counter[str] = Counter()
+        self.accepted = 0
+        self._conns: dict[int, _Conn] = {}
+        self._next_cid = 0
+        self._responses: deque[tuple[int, bytes | None, bool]] = deque()
+        self._sel = selectors.DefaultSelector()
+        self._server: socket.socket | None = None
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_w.setblocking(False)  # a full wake buffer already means "wake up"
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+        self.port: int | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def bind(self) -> int:
+        family, kind, proto, _, addr = socket.getaddrinfo(
+            self.spec.host, self.spec.port, type=socket.SOCK_STREAM)[0]
+        srv = socket.socket(family, kind, proto)
+        srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            srv.bind(addr)
+        except OSError:
+            srv.close()
+            raise
+        srv.listen(128)
+        srv.setblocking(False)
+        self._server = srv
+        self.port = srv.getsockname()[1]
+        return self.port
+
+    def start(self) -> None:
+        if self._server is None:
+            self.bind()
+        assert self._server is not None
+        self._wake_r.setblocking(False)
+        self._sel.register(self._server, R, "accept")
+        self._sel.register(self._wake_r, R, "wake")
+        self._thread = threading.Thread(target=self._run, daemon=True,
+                                        name=f"kcontrol-listener-{self.spec.name}")
+        self._thread.start()
+        log.info("listener %s (%s plane) on %s:%d", self.spec.name, self.plane.value,
+                 self.spec.host, self.port)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stopping = True
+        self._wake()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        else:
+            self._close_all()
+
+    @property
+    def connection_count(self) -> int:
+        return len(self._conns)
+
+    def stats(self) -> dict[str, float]:
+        out = {"connections": float(len(self._conns)), "accepted_total": float(self.accepted)}
+        for reason, n in self.closed_reasons.items():
+            out[f"closed_{reason}_total"] = float(n)
+        return out
+
+    # ------------------------------------------------------------------ handler side
+
+    def _respond(self, cid: int, data: bytes | None, close: bool) -> None:
+        self._responses.append((cid, data, close))
+        self._wake()
+
+    def _wake(self) -> None:
+        with contextlib.suppress(OSError):
+            self._wake_w.send(b"\0")
+
+    # ------------------------------------------------------------------ selector thread
+
+    def _run(self) -> None:
+        try:
+            while not self._stopping:
+                for key, mask in self._sel.select(timeout=1.0):
+                    if key.data == "accept":
+                        self._accept()
+                    elif key.data == "wake":
+                        with contextlib.suppress(OSError):
+                            while self._wake_r.recv(4096):
+                                pass
+                    else:
+                        conn: _Conn = key.data
+                        if mask & R:
+                            self._read(conn)
+                        if mask & W and conn.cid in self._conns:
+                            self._write(conn)
+                self._drain_responses()
+        except Exception:  # noqa: BLE001 -- logged; the listener is then closed
+            log.exception("listener %s failed", self.spec.name)
+        finally:
+            self._close_all()
+
+    def _accept(self) -> None:
+        assert self._server is not None
+        while True:
+            try:
+                sock, addr = self._server.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:
+                log.warning("listener %s: accept failed: %s", self.spec.name, exc)
+                return
+            sock.setblocking(False)
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self._next_cid += 1
+            self.accepted += 1
+            label = f"{self.spec.name}#{self._next_cid} {addr[0]}:{addr[1]}"
+            conn = _Conn(self._next_cid, sock, label, FrameReader(self.max_frame_size))
+            self._conns[conn.cid] = conn
+            self._interest(conn)
+
+    def _read(self, conn: _Conn) -> None:
+        try:
+            data = conn.sock.recv(RECV_SIZE)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as exc:
+            self._close(conn, "reset", f"read failed: {exc}", logging.INFO)
+            return
+        if not data:
+            if conn.reader.buffered:
+                self._close(conn, "truncated", f"peer closed inside a frame "
+                            f"({conn.reader.buffered} bytes buffered)", logging.WARNING)
+            else:
+                self._close(conn, "eof", "peer closed", logging.DEBUG)
+            return
+        try:
+            conn.pending.extend(conn.reader.feed(data))
+        except FrameTooLarge as exc:
+            self._close(conn, "frame_too_large", str(exc), logging.WARNING)
+            return
+        except FrameError as exc:
+            self._close(conn, "bad_frame", str(exc), logging.WARNING)
+            return
+        self._dispatch(conn)
+
+    def _dispatch(self, conn: _Conn) -> None:
+        while not conn.in_flight and conn.pending and conn.cid in self._conns:
+            data = conn.pending.popleft()
+            try:
+                parsed = parse_request(data, self.supported)
+            except DecodeError as exc:
+                self._close(conn, "decode_error", f"garbage request: {exc}", logging.WARNING)
+                return
+            if isinstance(parsed, Rejected):
+                if parsed.action is Action.REPLY:
+                    log.info("%s: %s: answered %s", conn.label, parsed.reason,
+                             parsed.error.name)
+                    conn.out += parsed.response_frame()
+                    continue
+                self._close(conn, "rejected", f"{parsed.reason} ({parsed.error.name}, "
+                            f"{self.plane.value} plane)", logging.WARNING)
+                return
+            conn.in_flight = True
+            cid = conn.cid
+            item = QueuedRequest(parsed.header, parsed.body,
+                                 lambda d, c, _cid=cid: self._respond(_cid, d, c), conn.label)
+            if not self.channel.put(item):  # blocks while the plane's queue is full
+                return
+        if conn.cid in self._conns:
+            self._interest(conn)
+            if conn.out:
+                self._write(conn)
+
+    def _drain_responses(self) -> None:
+        while self._responses:
+            cid, data, close = self._responses.popleft()
+            conn = self._conns.get(cid)
+            if conn is None:
+                continue  # the connection closed while its request was handled
+            conn.in_flight = False
+            if data:
+                conn.out += data
+            if close:
+                if not conn.out:
+                    self._close(conn, "handler_error", "handler failed", logging.WARNING)
+                    continue
+                conn.close_after_write = True
+                conn.pending.clear()
+            self._dispatch(conn)
+
+    def _write(self, conn: _Conn) -> None:
+        try:
+            n = conn.sock.send(conn.out)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as exc:
+            self._close(conn, "reset", f"write failed: {exc}", logging.INFO)
+            return
+        del conn.out[:n]
+        if not conn.out and conn.close_after_write:
+            self._close(conn, "after_answer", "closed after the answer", logging.INFO)
+            return
+        self._interest(conn)
+
+    def _interest(self, conn: _Conn) -> None:
+        want = (R if len(conn.pending) < self.max_pipelined and not conn.close_after_write
+                else 0) | (W if conn.out else 0)
+        if want == conn.events:
+            return
+        if conn.events == 0:
+            self._sel.register(conn.sock, want, conn)
+        elif want == 0:
+            self._sel.unregister(conn.sock)
+        else:
+            self._sel.modify(conn.sock, want, conn)
+        conn.events = want
+
+    def _close(self, conn: _Conn, reason: str, detail: str, level: int) -> None:
+        log.log(level, "%s: closing the connection (%s plane): %s", conn.label,
+                self.plane.value, detail)
+        self.closed_reasons[reason] += 1
+        self._conns.pop(conn.cid, None)
+        if conn.events:
+            with contextlib.suppress(KeyError, ValueError, OSError):
+                self._sel.unregister(conn.sock)
+            conn.events = 0
+        with contextlib.suppress(OSError):
+            conn.sock.close()
+
+    def _close_all(self) -> None:
+        for conn in list(self._conns.values()):
+            self._close(conn, "shutdown", "listener stopped", logging.DEBUG)
+        for s in (self._server, self._wake_r, self._wake_w):
+            if s is not None:
+                with contextlib.suppress(OSError):
+                    s.close()
+        with contextlib.suppress(OSError):
+            self._sel.close()

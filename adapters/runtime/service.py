@@ -1,0 +1,468 @@
+"""``ControllerService``: one controller candidate bound to a real ZooKeeper ensemble.
+
+Threads:
+
+* the **event thread** (``kcontrol-controller-<id>``) owns the ``Controller`` and is the only
+  thread that touches it, reads ZooKeeper for events, executes effects and commits writes;
+* kazoo's threads (connection, callbacks) only enqueue: watch callbacks enqueue ``Marker``s
+  ("re-read X"), the session listener enqueues ``SessionStateChange``s;
+* timer threads only enqueue ``TimerFired``; broker channels only enqueue answers.
+
+Events are handled in rounds exactly as the world does (``model_check.world.executor``):
+``handle(event)`` -> effects in order; a ``ZkWrite`` is committed at once by ``ZkWriter`` and
+its ``WriteResult`` is the next thing handed to the controller; ``LoadCluster`` while a write
+is awaited is done after the result (``ClusterLoaded`` from bulk reads).
+
+Election (contract "Election"). At start the service creates the persistent parents Kafka
+creates (``fsm.zk_paths.PERSISTENT_PATHS``) and ``/controller_epoch`` = 0 if absent, then
+hands the core ``Startup`` and queues a ``controller`` marker: the event thread reads
+``/controller`` (exists watch) and ``/controller_epoch`` (value and version) and hands
+``ControllerChange`` -- so the election uses the real epoch and version, never a guess. ``/controller`` changes re-read it the same way; ``ControllerChange(active=None)`` makes
+the candidate write the election transaction.
+
+Session (``fsm.zk_session_states``; kazoo states mapped):
+
+* SUSPENDED -> ``SessionStateChange(CONNECTING)``: the controller pauses; events processed
+  meanwhile are held by the service (not handed) and put back in front once CONNECTED. kazoo
+  forgets every watcher on a connection loss and calls it with a NONE event: each such call
+  enqueues its marker, so every watch is re-read -- and re-registered -- after reconnecting.
+* CONNECTED again (same session) -> ``SessionStateChange(CONNECTED)``: resume.
+* LOST -> the queue is cleared and ``SessionStateChange(CLOSED)`` put (Kafka's ``clearAndPut``):
+  the controller resigns and discards everything. kazoo then opens a new session by itself;
+  its CONNECTED queues ``Startup`` and a ``controller`` marker: re-read, re-register, re-elect.
+
+Resignation (``Resigned``): controller-only watches are disowned (their callbacks carry a
+generation; a stale one enqueues nothing; queued controller-only markers are dropped), timers
+cancelled, channels reset. If ``/controller`` is still owned by this client's session (a write
+reported fenced after a connection loss: see ``adapters.zookeeper.writer``), the service deletes
+it, as Kafka's ``triggerControllerMove`` does, so that an election follows.
+
+State-change log: ``controller.state_change_log`` is drained after every ``handle`` and each
+record logged as one line on the ``kcontrol.state.change`` logger.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from kazoo.client import KazooClient
+from kazoo.exceptions import (
+    ConnectionClosedError,
+    ConnectionLoss,
+    KazooException,
+    NodeExistsError,
+    NoNodeError,
+    OperationTimeoutError,
+    SessionExpiredError,
+)
+from kazoo.handlers.threading import KazooTimeoutError
+from kazoo.protocol.states import EventType, KazooState
+
+from adapters.runtime.channels import BrokerChannels, LoggingChannels
+from adapters.runtime.event_queue import CLOSED, DEFAULT_CAPACITY, EventQueue, Marker
+from adapters.runtime.metrics import IDLE, ControllerMetrics, controller_state_of
+from adapters.runtime.timers import Timers
+from adapters.zookeeper import codecs
+from adapters.zookeeper import reads as R
+from adapters.zookeeper.writer import ZkWriter
+from fsm import zk_paths as P
+from fsm.controller import Controller
+from fsm.controller.config import ControllerConfig
+from fsm.effects import (
+    BecameController,
+    CancelTimer,
+    LoadCluster,
+    RemoveBrokerChannel,
+    ReplyControlledShutdown,
+    Resigned,
+    SendRequest,
+    StartTimer,
+    ZkWrite,
+)
+from fsm.events import (
+    BrokerChange,
+    ClusterLoaded,
+    SessionStateChange,
+    Startup,
+    WriteResult,
+)
+from fsm.zk_session_states import ZkClientState
+from fsm.znodes import ControllerEpochZnode
+
+log = logging.getLogger("kcontrol.controller")
+state_log = logging.getLogger("kcontrol.state.change")
+
+DEFAULT_SESSION_TIMEOUT_MS = 6000
+CONTROLLER_ONLY = frozenset({R.BROKERS, R.TOPICS, R.TOPIC, R.DELETE_TOPICS, R.REASSIGN,
+                             R.PREFERRED, R.ISR_CHANGE, R.LOAD})
+_RETRYABLE = (ConnectionLoss, ConnectionClosedError, OperationTimeoutError, KazooTimeoutError)
+
+
+class ServiceError(RuntimeError):
+    """The service cannot start (bad connect string, ensemble unreachable)."""
+
+
+class ControllerService:
+    """One controller candidate: ``start()``, then it runs until ``stop()``."""
+
+    def __init__(
+        self,
+        broker_id: int,
+        hosts: str,
+        *,
+        session_timeout_ms: int = DEFAULT_SESSION_TIMEOUT_MS,
+        config: ControllerConfig | None = None,
+        channels: BrokerChannels | None = None,
+        queue_capacity: int = DEFAULT_CAPACITY,
+        metrics_port: int | None = None,
+        max_request_bytes: int | None = None,
+        connect_timeout: float = 15.0,
+        metrics_refresh_s: float = 1.0,
+    ) -> None:
+        self.broker_id = broker_id
+        self.hosts = hosts
+        self.config = config or ControllerConfig(broker_id=broker_id)
+        if self.config.broker_id != broker_id:
+            raise ValueError("config.broker_id differs from broker_id")
+        self.session_timeout_ms = session_timeout_ms
+        self.connect_timeout = connect_timeout
+        self.controller = Controller(self.config)
+        self.channels: BrokerChannels = channels if channels is not None else LoggingChannels()
+        self.queue = EventQueue(queue_capacity)
+        self.metrics = ControllerMetrics(metrics_refresh_s)
+        self.metrics.queue_size.set_function(lambda: self.queue.size)
+        self.metrics_port = metrics_port
+        self.timers = Timers(self.queue.put)
+        self.client = KazooClient(hosts=hosts, timeout=session_timeout_ms / 1000.0)
+        self.reader = R.ZkReader(self.client, timeout=max(session_timeout_ms / 1000.0 * 2, 10.0))
+        wopts = {} if max_request_bytes is None else {"max_request_bytes": max_request_bytes}
+        self.writer = ZkWriter(self.client, **wopts)
+        self.before_write: Callable[[ZkWrite], None] | None = None
+        """Test hook: called on the event thread before each write is committed."""
+        self.resignations: list[str] = []
+        self.elections: list[int] = []  # epochs won
+        self.last_load_s: float | None = None
+        self._gen = 0  # watch generation: bumped on election and resignation
+        self._watchers: dict[tuple[int, str, str], Callable[[Any], None]] = {}
+        self._held: deque[object] = deque()
+        self._connected_once = False
+        self._lost = False
+        self._thread: threading.Thread | None = None
+        self._stopping = False
+        self._idle = threading.Condition()
+        self._busy = False
+        self._log_prefix = f"[controller {broker_id}]"
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> None:
+        client = self.client
+        client.add_listener(self._on_session_state)
+        try:
+            client.start(timeout=self.connect_timeout)
+        except KazooTimeoutError as exc:
+            self._close_client()
+            raise ServiceError(f"cannot connect to ZooKeeper at {self.hosts!r} within "
+                               f"{self.connect_timeout:g} s (is the ensemble up?)") from exc
+        except (ValueError, KazooException) as exc:
+            self._close_client()
+            raise ServiceError(f"bad ZooKeeper connect string {self.hosts!r}: {exc}") from exc
+        self._connected_once = True
+        self._ensure_layout()
+        if self.metrics_port is not None:
+            self.metrics_port = self.metrics.serve(self.metrics_port)
+            log.info("%s metrics on http://127.0.0.1:%d/metrics", self._log_prefix,
+                     self.metrics_port)
+        self.channels.start(self.submit)
+        self.queue.put(Startup())
+        self.queue.put(Marker(R.CONTROLLER))
+        self._thread = threading.Thread(target=self._run, name=f"kcontrol-controller-"
+                                        f"{self.broker_id}", daemon=True)
+        self._thread.start()
+        log.info("%s started (session 0x%x)", self._log_prefix, client.client_id[0])
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stopping = True
+        self.queue.close()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self.timers.cancel_all()
+        self.channels.close()
+        self.metrics.close()
+        self._close_client()
+        log.info("%s stopped", self._log_prefix)
+
+    def _close_client(self) -> None:
+        try:
+            self.client.stop()
+            self.client.close()
+        except Exception:  # noqa: BLE001 -- best effort on the way out
+            log.debug("closing the kazoo client", exc_info=True)
+
+    def _ensure_layout(self) -> None:
+        """Kafka's startup znodes: the persistent parents and ``/controller_epoch`` = 0."""
+        for path in P.PERSISTENT_PATHS:
+            self.client.ensure_path(path)
+        with contextlib.suppress(NodeExistsError):
+            self.client.create(P.CONTROLLER_EPOCH,
+                               codecs.encode(P.CONTROLLER_EPOCH, ControllerEpochZnode(0)))
+
+    # ------------------------------------------------------------------ outside input
+
+    def submit(self, event: object) -> bool:
+        """Enqueue an event for the event thread (channels: broker answers)."""
+        return self.queue.put(event)
+
+    @property
+    def is_active(self) -> bool:
+        return self.controller.is_active
+
+    @property
+    def epoch(self) -> int:
+        return self.controller.epoch
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Until the queue is empty and the event thread idle (tests)."""
+        deadline = time.monotonic() + timeout
+        with self._idle:
+            while self.queue.size or self._busy:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._idle.wait(min(left, 0.1))
+        return True
+
+    def _on_session_state(self, state: str) -> None:
+        """kazoo's listener (its connection thread): enqueue only."""
+        if self._stopping:
+            return
+        if state == KazooState.SUSPENDED:
+            self.queue.put(SessionStateChange(ZkClientState.CONNECTING))
+        elif state == KazooState.LOST:
+            self._lost = True
+            self.queue.clear_and_put(SessionStateChange(ZkClientState.CLOSED))
+        elif state == KazooState.CONNECTED and self._connected_once:
+            if self._lost:
+                self._lost = False
+                self.queue.put(Startup())  # a new session: a new client (contract)
+                self.queue.put(Marker(R.CONTROLLER))  # re-read /controller, re-elect
+            else:
+                self.queue.put(SessionStateChange(ZkClientState.CONNECTED))
+
+    def _watch(self, kind: str, arg: str = "") -> Callable[[Any], None] | None:
+        """The kazoo watcher for marker ``(kind, arg)`` in the current generation (one callable
+        per key, so kazoo's per-path watcher sets do not grow)."""
+        gen = 0 if kind == R.CONTROLLER else self._gen
+        key = (gen, kind, arg)
+        w = self._watchers.get(key)
+        if w is None:
+            marker = Marker(kind, arg)
+
+            def w(event: Any, _gen: int = gen, _marker: Marker = marker) -> None:
+                if self._stopping or (_gen and _gen != self._gen):
+                    return
+                if _marker.kind == R.TOPIC and event is not None \
+                        and event.type == EventType.CHILD:
+                    return
+                self.queue.put(_marker)
+
+            if len(self._watchers) > 100_000:
+                self._watchers = {k: v for k, v in self._watchers.items() if k[0] in (0, gen)}
+            self._watchers[key] = w
+        return w
+
+    # ------------------------------------------------------------------ event thread
+
+    def _run(self) -> None:
+        while True:
+            got = self.queue.get()
+            if got is None:
+                continue
+            item, enqueued = got
+            if item is CLOSED:
+                break
+            with self._idle:
+                self._busy = True
+            try:
+                self.metrics.queue_time.observe((time.monotonic() - enqueued) * 1000.0)
+                self._process(item)
+            except Exception:  # noqa: BLE001 -- the event thread never dies
+                log.exception("%s event %r failed", self._log_prefix, item)
+            finally:
+                with self._idle:
+                    self._busy = False
+                    self._idle.notify_all()
+
+    def _process(self, item: object) -> None:
+        ctl = self.controller
+        if isinstance(item, SessionStateChange) and item.state is ZkClientState.CLOSED:
+            self._held.clear()
+        if ctl.paused and not isinstance(item, SessionStateChange):
+            self._held.append(item)
+            return
+        event = self._materialize(item) if isinstance(item, Marker) else item
+        if event is None:
+            return
+        self._handle(event)
+        if isinstance(item, SessionStateChange) and not self.controller.paused and self._held:
+            held, self._held = list(self._held), deque()
+            self.queue.put_front_many(held)
+
+    def _materialize(self, m: Marker) -> object | None:
+        """A marker -> the event it stands for, read now (None: nothing to hand)."""
+        ctl = self.controller
+        if m.kind != R.CONTROLLER and not ctl.is_active:
+            return None
+        rd = self.reader
+        try:
+            if m.kind == R.CONTROLLER:
+                return rd.controller_change(self._watch)
+            if m.kind == R.LOAD:
+                return self._load()
+            if m.kind == R.BROKERS:
+                ev = rd.broker_change(self._watch)
+                self.channels.brokers(ev.live)
+                return ev
+            if m.kind == R.TOPICS:
+                return rd.topic_change(ctl.topic_names(), self._watch)
+            if m.kind == R.TOPIC:
+                if m.arg not in ctl.topic_names():
+                    # a topic the controller skipped (malformed when first read): a fixed
+                    # znode is picked up as a new topic
+                    return rd.topic_change(ctl.topic_names(), self._watch)
+                return rd.partition_modification(m.arg, self._watch)
+            if m.kind == R.DELETE_TOPICS:
+                return rd.deletion_request(self._watch)
+            if m.kind == R.REASSIGN:
+                return rd.reassignment_request(self._watch)
+            if m.kind == R.PREFERRED:
+                return rd.preferred_request(self._watch)
+            if m.kind == R.ISR_CHANGE:
+                return rd.isr_change_notification(self._watch)
+        except _RETRYABLE as exc:
+            log.warning("%s reading for %s: %s: held until reconnected", self._log_prefix,
+                        m.describe(), type(exc).__name__)
+            self._held.append(m)
+            return None
+        except SessionExpiredError:
+            log.warning("%s reading for %s: session expired", self._log_prefix, m.describe())
+            return None
+        raise ValueError(f"unknown marker {m!r}")
+
+    def _load(self) -> ClusterLoaded:
+        t0 = time.monotonic()
+        snap = self.reader.cluster_snapshot(self._watch)
+        self.last_load_s = time.monotonic() - t0
+        self.channels.brokers(snap.live_brokers)
+        log.info("%s loaded %d brokers, %d topics, %d partition states in %.3f s%s",
+                 self._log_prefix, len(snap.live_brokers), len(snap.topics),
+                 len(snap.partition_states), self.last_load_s,
+                 f" ({len(snap.bad_input)} malformed znodes skipped)" if snap.bad_input else "")
+        return ClusterLoaded(snap)
+
+    def _handle(self, event: object) -> None:
+        ctl = self.controller
+        work: deque[object] = deque([event])
+        force_metrics = False
+        while work:
+            ev = work.popleft()
+            if isinstance(ev, Marker):
+                ev = self._materialize(ev)
+                if ev is None:
+                    continue
+            if isinstance(ev, BrokerChange):
+                self.channels.brokers(ev.live)
+            self.metrics.state.set(controller_state_of(ev))
+            effects = ctl.handle(ev)  # type: ignore[arg-type]
+            self._drain_log()
+            result: WriteResult | None = None
+            for eff in effects:
+                if isinstance(eff, ZkWrite):
+                    result = self._commit(eff)
+                elif isinstance(eff, LoadCluster):
+                    if ctl.awaiting_write is not None:
+                        work.append(Marker(R.LOAD))  # after the write's result
+                    else:
+                        work.append(self._load())
+                elif isinstance(eff, SendRequest):
+                    self.channels.send(eff.broker_id, eff.request)
+                elif isinstance(eff, ReplyControlledShutdown):
+                    self.channels.reply_controlled_shutdown(eff.broker_id, eff.correlation,
+                                                            eff.response)
+                elif isinstance(eff, RemoveBrokerChannel):
+                    self.channels.remove_broker(eff.broker_id)
+                elif isinstance(eff, StartTimer):
+                    self.timers.start(eff.kind, eff.delay_ms)
+                elif isinstance(eff, CancelTimer):
+                    self.timers.cancel(eff.kind)
+                elif isinstance(eff, BecameController):
+                    self._became(eff)
+                    force_metrics = True
+                elif isinstance(eff, Resigned):
+                    self._resigned(eff)
+                    force_metrics = True
+                else:
+                    log.error("%s unknown effect %r", self._log_prefix, eff)
+            if result is not None:
+                work.appendleft(result)  # before any other event
+        self.metrics.state.set(IDLE)
+        self.metrics.refresh(ctl, force=force_metrics)
+
+    def _commit(self, write: ZkWrite) -> WriteResult:
+        if self.before_write is not None:
+            self.before_write(write)
+        t0 = time.monotonic()
+        result = self.writer.execute(write)
+        dt = time.monotonic() - t0
+        if result.fenced:
+            log.warning("%s write #%d (%d ops) FENCED", self._log_prefix, write.token,
+                        len(write.ops))
+        else:
+            log.info("%s write #%d: %d ops in %.3f s%s", self._log_prefix, write.token,
+                     len(write.ops), dt,
+                     "".join(f"; {f.path} {f.code}" for f in result.failures[:10]))
+        return result
+
+    def _drain_log(self) -> None:
+        records = self.controller.drain_state_change_log()
+        if not records:
+            return
+        prefix = f"{self._log_prefix} epoch={self.controller.epoch}"
+        for rec in records:
+            state_log.info("%s %s", prefix, rec)
+
+    def _became(self, eff: BecameController) -> None:
+        self._gen += 1
+        self.elections.append(eff.epoch)
+        log.info("%s became controller with epoch %d", self._log_prefix, eff.epoch)
+
+    def _resigned(self, eff: Resigned) -> None:
+        self._gen += 1
+        self.resignations.append(eff.reason)
+        log.warning("%s resigned: %s", self._log_prefix, eff.reason)
+        self.queue.retain(lambda it: not (isinstance(it, Marker) and it.kind in CONTROLLER_ONLY))
+        self._held = deque(it for it in self._held
+                           if not (isinstance(it, Marker) and it.kind in CONTROLLER_ONLY))
+        self.timers.cancel_all()
+        self.channels.reset()
+        self._release_controller()
+
+    def _release_controller(self) -> None:
+        """Delete ``/controller`` if this session still owns it (Kafka's controller move)."""
+        try:
+            stat = self.client.exists_async(P.CONTROLLER).get(timeout=self.reader.timeout)
+            if stat is None or stat.ephemeralOwner != self.client.client_id[0]:
+                return
+            self.client.delete_async(P.CONTROLLER, stat.version).get(timeout=self.reader.timeout)
+            log.info("%s deleted its own /controller after resigning", self._log_prefix)
+        except NoNodeError:
+            pass
+        except (KazooException, KazooTimeoutError, TypeError) as exc:
+            log.info("%s could not check /controller after resigning: %s", self._log_prefix,
+                     type(exc).__name__)

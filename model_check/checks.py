@@ -1,0 +1,67 @@
+"""The invariants the search checks, behind one small seam.
+
+The engine calls ``Checks``: ``view(world)`` builds the global snapshot once per state,
+``state(view)`` / ``transition(before, after)`` / ``quiescent(view)`` return violations
+(objects with ``invariant`` and ``detail``). ``default_checks()`` wires the catalogue of
+``invariants/`` over ``model_check.world.global_view`` (imported when first used, so that
+this module loads while the catalogue is being written). Tests pass their own ``Checks``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+
+class Found(NamedTuple):
+    """A violation as the engine records it (independent of the catalogue's class)."""
+
+    invariant: str
+    detail: str
+
+
+STEP_RAISED = "step-raised"
+"""Pseudo-invariant: applying an action raised (a bound or an assertion in the world/core)."""
+
+
+def _none(*_args: object) -> list:
+    return []
+
+
+@dataclass(frozen=True)
+class Checks:
+    view: Callable[[Any], Any]
+    state: Callable[[Any], list]
+    transition: Callable[[Any, Any], list] = _none
+    quiescent: Callable[[Any], list] = _none
+    pending: Callable[[Any], bool] = lambda view: bool(view.pending)
+    name: str = "custom"
+
+    def on_state(self, view: Any) -> Found | None:
+        """State invariants, then the quiescent ones when nothing is pending."""
+        for v in self.state(view):
+            return Found(v.invariant, v.detail)
+        if not self.pending(view):
+            for v in self.quiescent(view):
+                return Found(v.invariant, v.detail)
+        return None
+
+    def on_edge(self, before: Any, after: Any) -> Found | None:
+        for v in self.transition(before, after):
+            return Found(v.invariant, v.detail)
+        return None
+
+
+class ChecksUnavailable(RuntimeError):
+    """The invariant catalogue or the global view cannot be imported."""
+
+
+def default_checks() -> Checks:
+    try:
+        from invariants import check_quiescent, check_state, check_transition
+        from model_check.world.global_view import global_view
+    except ImportError as e:
+        raise ChecksUnavailable(f"the invariant catalogue is not available: {e}") from None
+    return Checks(view=global_view, state=check_state, transition=check_transition,
+                  quiescent=check_quiescent, name="invariants")

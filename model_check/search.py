@@ -1,0 +1,203 @@
+"""Breadth-first search over every interleaving the world offers, up to the scenario's bounds.
+
+Level-synchronous BFS (the shape the Spark engine distributes): level ``d`` is the list of
+states first reached in ``d`` steps after the start, in discovery order. Expanding a state
+restores it, lists ``enabled_actions()`` (a deterministic order) and applies each to its own
+restored copy; a successor is new when its 64-bit fingerprint is unseen. Checked:
+
+* every edge (parent view, child view): the transition invariants -- duplicates included,
+  since an edge into a known state is still a step the cluster can take;
+* every new state: the state invariants, and the quiescent ones when nothing is pending;
+* every step: applying it must not raise (a bound or an assertion of the world or core).
+
+Each state keeps ``(parent fingerprint, action index)``: the first violation met in this
+order is at the smallest depth, so the path rebuilt from the pointers is a shortest
+counterexample. The search is a pure function of (scenario, options): no clocks or
+randomness decide anything, so two runs -- or this engine and the Spark one -- agree state
+for state. Symmetry over broker ids is not applied yet (``symmetry.py``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from model_check.checks import STEP_RAISED, Checks, Found
+from model_check.scenario import Scenario
+from model_check.start import Start, start
+from model_check.world import World, WorldConfig, fingerprint
+from model_check.world import actions as A
+
+ROOT = -1
+"""The action index of the start state (it has no parent)."""
+
+
+@dataclass(frozen=True)
+class Options:
+    depth: int | None = None  # None: the scenario's bound
+    max_states: int | None = None  # None: the scenario's guard
+
+
+@dataclass(frozen=True)
+class Level:
+    depth: int  # the depth of the states found at this level
+    frontier: int  # states expanded (found at depth - 1)
+    generated: int  # successors generated (edges)
+    new: int  # distinct new states
+    duplicates: int  # successors already seen
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Violation:
+    invariant: str
+    detail: str
+    path: tuple[int, ...]  # action indices from the start state (after the setup)
+    setup: tuple[A.Action, ...] = ()
+
+    @property
+    def depth(self) -> int:
+        return len(self.path)
+
+
+@dataclass
+class Result:
+    scenario: str
+    engine: str
+    verdict: str  # "pass" | "violation"
+    states_generated: int
+    distinct_states: int
+    depth: int
+    seconds: float
+    levels: list[Level] = field(default_factory=list)
+    bounded_by: str = "exhausted"  # "exhausted" | "depth" | "max-states"
+    violation: Violation | None = None
+    setup_steps: int = 0
+    symmetry: str = "off"
+    checks: str = ""
+
+    @property
+    def states_per_second(self) -> float:
+        return self.distinct_states / self.seconds if self.seconds > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class Successor:
+    index: int
+    action: A.Action
+    snapshot: tuple | None  # None when the step raised
+    fp: int
+    view: Any
+    found: Found | None  # the edge's violation (or the step raised)
+
+
+def expand(snap: tuple, config: WorldConfig, checks: Checks, view: Any,
+           known: dict[int, Any] | None = None) -> list[Successor]:
+    """Every successor of one state, in ``enabled_actions()`` order, edge-checked. A pure
+    function of its inputs (``known``: views already built, by fingerprint -- a view is a
+    function of the state, so this only saves time): the unit of work a Spark executor
+    runs per state."""
+    actions = World.restore(snap, config).enabled_actions()
+    out = []
+    for i, action in enumerate(actions):
+        child = World.restore(snap, config)
+        try:
+            child.apply(action)
+        except Exception as e:  # noqa: BLE001 -- a raising step is a finding
+            found = Found(STEP_RAISED, f"{action.describe()}: {type(e).__name__}: {e}")
+            out.append(Successor(i, action, None, 0, None, found))
+            continue
+        csnap = child.snapshot()
+        fp = fingerprint(csnap)
+        cview = known.get(fp) if known is not None else None
+        if cview is None:
+            cview = checks.view(child)
+        out.append(Successor(i, action, csnap, fp, cview,
+                             checks.on_edge(view, cview)))
+    return out
+
+
+def path_to(parents: dict[int, tuple[int, int]], fp: int) -> tuple[int, ...]:
+    """Action indices from the start to ``fp``, following the parent pointers."""
+    out: list[int] = []
+    while True:
+        parent, index = parents[fp]
+        if index == ROOT:
+            return tuple(reversed(out))
+        out.append(index)
+        fp = parent
+
+
+def bfs(scenario: Scenario, checks: Checks, options: Options = Options(),
+        on_level: Callable[[Level], None] | None = None) -> Result:
+    t0 = time.perf_counter()
+    depth_bound = scenario.depth if options.depth is None else options.depth
+    max_states = scenario.max_states if options.max_states is None else options.max_states
+    st = start(scenario, checks)
+    result = Result(scenario.name, "local", "pass", 0, 1, 0, 0.0, setup_steps=len(st.setup),
+                    symmetry="requested, not applied" if scenario.symmetry else "off",
+                    checks=checks.name)
+    if st.found is not None:
+        result.violation = Violation(st.found.invariant, st.found.detail, (), st.setup)
+        return _finish(result, t0)
+    _search(st, checks, depth_bound, max_states, result, on_level)
+    return _finish(result, t0)
+
+
+def _finish(result: Result, t0: float) -> Result:
+    result.seconds = time.perf_counter() - t0
+    if result.violation is not None:
+        result.verdict = "violation"
+    return result
+
+
+def _search(st: Start, checks: Checks, depth_bound: int, max_states: int, result: Result,
+            on_level: Callable[[Level], None] | None) -> None:
+    root_fp = fingerprint(st.snapshot)
+    parents: dict[int, tuple[int, int]] = {root_fp: (0, ROOT)}
+    config = st.config
+    frontier: list[tuple[int, tuple, Any]] = [
+        (root_fp, st.snapshot, checks.view(World.restore(st.snapshot, config)))]
+    for depth in range(1, depth_bound + 1):
+        if not frontier:
+            return
+        t = time.perf_counter()
+        generated = 0
+        nxt: list[tuple[int, tuple, Any]] = []
+        # views of this level and the next, by fingerprint: most duplicates are found here
+        known: dict[int, Any] = {fp: view for fp, _, view in frontier}
+        for pfp, snap, view in frontier:
+            for s in expand(snap, config, checks, view, known):
+                generated += 1
+                found = s.found
+                if found is None and s.fp not in parents:
+                    parents[s.fp] = (pfp, s.index)
+                    nxt.append((s.fp, s.snapshot, s.view))
+                    known[s.fp] = s.view
+                    found = checks.on_state(s.view)
+                    if found is None and len(parents) >= max_states:
+                        result.bounded_by = "max-states"
+                if found is not None:
+                    path = path_to(parents, pfp) + (s.index,)
+                    result.violation = Violation(found.invariant, found.detail, path, st.setup)
+                if found is not None or result.bounded_by == "max-states":
+                    _level(result, depth, len(frontier), generated, len(nxt), t, on_level)
+                    return
+        _level(result, depth, len(frontier), generated, len(nxt), t, on_level)
+        frontier = nxt
+    if frontier:
+        result.bounded_by = "depth"
+
+
+def _level(result: Result, depth: int, frontier: int, generated: int, new: int, t: float,
+           on_level: Callable[[Level], None] | None) -> None:
+    level = Level(depth, frontier, generated, new, generated - new, time.perf_counter() - t)
+    result.levels.append(level)
+    result.states_generated += generated
+    result.distinct_states += new
+    if new:
+        result.depth = depth
+    if on_level is not None:
+        on_level(level)

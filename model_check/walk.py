@@ -1,0 +1,72 @@
+"""Seeded random walks: deeper than the exhaustive bound, with the same checks.
+
+``walks(scenario, checks, steps, seed, walk_depth)`` spends ``steps`` steps on walks from
+the start state; each walk picks uniformly among the enabled actions with one
+``random.Random(seed)`` (the engine's, never the core's) and ends after ``walk_depth`` steps
+or when nothing is enabled. A violation ends the run with that walk's path (not a shortest
+one). Same seed, same scenario: same walks, same result.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+
+from model_check.checks import STEP_RAISED, Checks, Found
+from model_check.scenario import Scenario
+from model_check.search import Level, Result, Violation
+from model_check.start import start
+from model_check.world import World, fingerprint
+
+
+def walks(scenario: Scenario, checks: Checks, steps: int, seed: int,
+          walk_depth: int | None = None, on_walk: Callable[[Level], None] | None = None
+          ) -> Result:
+    t0 = time.perf_counter()
+    depth_bound = walk_depth or scenario.random_depth
+    st = start(scenario, checks)
+    result = Result(scenario.name, "random", "pass", 0, 1, 0, 0.0, setup_steps=len(st.setup),
+                    bounded_by="steps", checks=checks.name)
+    rng = random.Random(seed)
+    seen = {fingerprint(st.snapshot)}
+    walk = 0
+    while result.states_generated < steps and result.violation is None:
+        walk += 1
+        t = time.perf_counter()
+        world = World.restore(st.snapshot, st.config)
+        view = checks.view(world)
+        path: list[int] = []
+        before = len(seen)
+        while len(path) < depth_bound and result.states_generated < steps:
+            actions = world.enabled_actions()
+            if not actions:
+                break
+            i = rng.randrange(len(actions))
+            path.append(i)
+            result.states_generated += 1
+            found: Found | None
+            try:
+                world.apply(actions[i])
+            except Exception as e:  # noqa: BLE001 -- a raising step is a finding
+                found = Found(STEP_RAISED, f"{actions[i].describe()}: {type(e).__name__}: {e}")
+            else:
+                after = checks.view(world)
+                found = checks.on_edge(view, after) or checks.on_state(after)
+                view = after
+                seen.add(fingerprint(world.snapshot()))
+            if found is not None:
+                result.violation = Violation(found.invariant, found.detail, tuple(path),
+                                             st.setup)
+                break
+        result.depth = max(result.depth, len(path))
+        level = Level(walk, 1, len(path), len(seen) - before, len(path) - (len(seen) - before),
+                      time.perf_counter() - t)
+        result.levels.append(level)
+        if on_walk is not None:
+            on_walk(level)
+    result.distinct_states = len(seen)
+    result.seconds = time.perf_counter() - t0
+    if result.violation is not None:
+        result.verdict = "violation"
+    return result
