@@ -21,6 +21,25 @@ ZK_MAX_SESSION_TIMEOUT_MS = 10000
 ZK_START_TIMEOUT_S = 60.0
 
 
+class ObserverClient(KazooClient):
+    """The tests' observer: every read is preceded by a ``sync`` on the same session, so it sees
+    every write another client had acknowledged, whichever server each is connected to
+    (ZooKeeper only promises that reads on one server are not older than what that server
+    has applied; a session's requests are served in order, so the read waits for the sync)."""
+
+    def get_async(self, path, watch=None):  # type: ignore[no-untyped-def]
+        self.sync_async(path)
+        return super().get_async(path, watch)
+
+    def exists_async(self, path, watch=None):  # type: ignore[no-untyped-def]
+        self.sync_async(path)
+        return super().exists_async(path, watch)
+
+    def get_children_async(self, path, watch=None, include_data=False):  # type: ignore[no-untyped-def]
+        self.sync_async(path)
+        return super().get_children_async(path, watch, include_data)
+
+
 @pytest.fixture(scope="session")
 def zk_ensemble(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ensemble]:
     """A fresh 3-server ensemble on free loopback ports, stopped when the session ends. Its
@@ -55,8 +74,9 @@ def zk_chroot(zk_ensemble: Ensemble) -> str:
 
 @pytest.fixture
 def zk_client(zk_chroot: str) -> Iterator[KazooClient]:
-    """A started kazoo client on this test's chroot; stopped after the test."""
-    client = KazooClient(hosts=zk_chroot, timeout=10.0)
+    """A started kazoo client on this test's chroot, reading only after a ``sync``
+    (``ObserverClient``); stopped after the test."""
+    client = ObserverClient(hosts=zk_chroot, timeout=10.0)
     client.start(timeout=15)
     try:
         yield client

@@ -29,6 +29,8 @@ def test_register_reregister_and_isr_writes(zk_chroot: str, zk_client: KazooClie
                               auto_reregister=True,
                               on_registered=lambda e: (epochs.append(e), got.set()))
         epoch = reg.register()
+        # zk_client may sit on another server than c: sync before reading c's writes
+        zk_client.sync(P.broker(7))
         data, stat = zk_client.get(P.broker(7))
         assert stat.czxid == epoch and stat.ephemeralOwner == c.client_id[0]
         value = codecs.decode(P.broker(7), data)
@@ -38,6 +40,7 @@ def test_register_reregister_and_isr_writes(zk_chroot: str, zk_client: KazooClie
         expire_on_server(c, zk_chroot)
         wait_until(got.is_set, 30, "re-registration with a new session")
         assert epochs[0] > epoch
+        zk_client.sync(P.broker(7))
         assert zk_client.get(P.broker(7))[1].czxid == epochs[0]
 
         # conditional ISR update by the leader
@@ -50,6 +53,7 @@ def test_register_reregister_and_isr_writes(zk_chroot: str, zk_client: KazooClie
 
         zk_client.ensure_path(P.ISR_CHANGE_NOTIFICATION)
         seq = reg.notify_isr_change([("t", 0)])
+        zk_client.sync(P.ISR_CHANGE_NOTIFICATION)
         assert seq.startswith(P.isr_change(P.ISR_CHANGE_PREFIX)) and len(seq) == len(
             P.isr_change(P.ISR_CHANGE_PREFIX)) + 10
         assert codecs.decode(seq, zk_client.get(seq)[0]) == IsrChangeZnode((("t", 0),))
@@ -62,6 +66,7 @@ def test_register_reregister_and_isr_writes(zk_chroot: str, zk_client: KazooClie
         )))
         assert result.token == 5 and [(f.path, f.code, f.current_version)
                                       for f in result.failures] == [(path, "BadVersion", 1)]
+        zk_client.sync(P.ISR_CHANGE_NOTIFICATION)
         assert len(zk_client.get_children(P.ISR_CHANGE_NOTIFICATION)) == 2
     finally:
         c.stop()
@@ -83,6 +88,7 @@ def test_lingering_ephemeral_of_expired_session(zk_chroot: str, zk_client: Kazoo
         # the "old incarnation" goes away: ours wins
         threading.Timer(0.5, other.stop).start()
         epoch = reg.register(timeout=20)
+        zk_client.sync(P.broker(9))
         assert zk_client.get(P.broker(9))[1].ephemeralOwner == mine.client_id[0]
         # a znode left by a session of ours that is not the current one is deleted
         reg._sessions.add(12345)
@@ -93,6 +99,7 @@ def test_lingering_ephemeral_of_expired_session(zk_chroot: str, zk_client: Kazoo
             fake.create(P.broker(9), b"{}", ephemeral=True)
             reg._sessions.add(fake.client_id[0])
             assert reg.register(timeout=5) > epoch
+            zk_client.sync(P.broker(9))
             assert zk_client.get(P.broker(9))[1].ephemeralOwner == mine.client_id[0]
         finally:
             fake.stop()
