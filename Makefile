@@ -3,12 +3,13 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kcontrol-installed
-RUN_DIR ?= .kcontrol/zookeeper
+RUN_DIR ?= .kcontrol/demo
 
 .PHONY: run test setup system lint diagrams clean
 
+# A 3-server ZooKeeper ensemble, 3 brokers and a narrated demo; stops everything it started.
 run: setup
-	$(BIN)/kcontrol zookeeper run --servers 3 --dir $(RUN_DIR)
+	$(BIN)/kcontrol cluster demo --dir $(RUN_DIR)
 
 test: setup
 	@$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \

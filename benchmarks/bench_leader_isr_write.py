@@ -10,7 +10,8 @@ Same run, same ensemble, same bytes: 10,000 partition state znodes get a new ``L
   pre-encoded bytes, ``commit()`` one after another;
 * **raw, pipelined**: the same transactions with ``commit_async()``, all in flight, then gathered.
 
-Best of ``--runs`` each; the ratio is kcontrol's time over each raw loop's.
+The three take turns in a rotating order within each run. Best of ``--runs`` each; the ratio
+is kcontrol's time over each raw loop's (also the median of the per-run ratios).
 
     .venv/bin/python benchmarks/bench_leader_isr_write.py [--servers 3] [-n 10000] [--runs 3]
 """
@@ -18,6 +19,7 @@ Best of ``--runs`` each; the ratio is kcontrol's time over each raw loop's.
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import tempfile
 import time
@@ -82,34 +84,24 @@ def main(argv: list[str] | None = None) -> int:
                 tx.create(paths[i], codecs.encode(paths[i], li_for(i, 0)))
             c.ensure_path(P.TOPICS)
             tx.commit()
-        version = 0
-        epoch = 0
-        ours, seq, pipe = [], [], []
+        state = {"version": 0, "epoch": 0}
         writer = ZkWriter(c)
-        for run in range(args.runs):
-            # kcontrol
-            epoch += 1
+
+        def next_values() -> tuple[int, int]:
+            state["epoch"] += 1
+            return state["epoch"], state["version"]
+
+        def kcontrol() -> float:
+            epoch, version = next_values()
             ops = tuple(SetDataOp(paths[i], li_for(i, epoch), version) for i in range(args.n))
             t0 = time.perf_counter()
             r = writer.execute(ZkWrite(1, ops, fence))
-            ours.append(time.perf_counter() - t0)
+            dt = time.perf_counter() - t0
             assert not r.fenced and not r.failures, r
-            version += 1
-            # raw sequential
-            epoch += 1
-            data = [codecs.encode(p, li_for(i, epoch)) for i, p in enumerate(paths)]
-            t0 = time.perf_counter()
-            for s in range(0, args.n, BATCH):
-                tx = c.transaction()
-                tx.check(P.CONTROLLER_EPOCH, fence)
-                for i in range(s, min(s + BATCH, args.n)):
-                    tx.set_data(paths[i], data[i], version)
-                res = tx.commit()
-                assert not any(isinstance(x, Exception) for x in res)
-            seq.append(time.perf_counter() - t0)
-            version += 1
-            # raw pipelined
-            epoch += 1
+            return dt
+
+        def raw(pipelined: bool) -> float:
+            epoch, version = next_values()
             data = [codecs.encode(p, li_for(i, epoch)) for i, p in enumerate(paths)]
             t0 = time.perf_counter()
             pending = []
@@ -118,17 +110,34 @@ def main(argv: list[str] | None = None) -> int:
                 tx.check(P.CONTROLLER_EPOCH, fence)
                 for i in range(s, min(s + BATCH, args.n)):
                     tx.set_data(paths[i], data[i], version)
-                pending.append(tx.commit_async())
+                if pipelined:
+                    pending.append(tx.commit_async())
+                else:
+                    assert not any(isinstance(x, Exception) for x in tx.commit())
             for p in pending:
                 assert not any(isinstance(x, Exception) for x in p.get())
-            pipe.append(time.perf_counter() - t0)
-            version += 1
-            print(f"run {run + 1}: kcontrol {ours[-1]:.3f} s, raw sequential {seq[-1]:.3f} s, "
-                  f"raw pipelined {pipe[-1]:.3f} s", flush=True)
-        o, s_, p_ = min(ours), min(seq), min(pipe)
+            return time.perf_counter() - t0
+
+        measures = {"kcontrol": kcontrol, "sequential": lambda: raw(False),
+                    "pipelined": lambda: raw(True)}
+        times: dict[str, list[float]] = {name: [] for name in measures}
+        names = list(measures)
+        for run in range(args.runs):
+            # the three take turns in a rotating order: none always runs first or last
+            for name in names[run % 3:] + names[:run % 3]:
+                times[name].append(measures[name]())
+                state["version"] += 1
+            print(f"run {run + 1}: kcontrol {times['kcontrol'][-1]:.3f} s, raw sequential "
+                  f"{times['sequential'][-1]:.3f} s, raw pipelined {times['pipelined'][-1]:.3f} s, "
+                  f"kcontrol/pipelined {times['kcontrol'][-1] / times['pipelined'][-1]:.2f}x",
+                  flush=True)
+        o, s_, p_ = (min(times[n]) for n in names)
+        per_run = sorted(k / p for k, p in zip(times["kcontrol"], times["pipelined"], strict=True))
         print(f"best of {args.runs}: kcontrol {o:.3f} s ({args.n / o:,.0f} partitions/s), raw "
               f"sequential {s_:.3f} s (kcontrol/raw {o / s_:.2f}x), raw pipelined {p_:.3f} s "
-              f"(kcontrol/raw {o / p_:.2f}x); batches per write {writer.batches_sent // args.runs}")
+              f"(kcontrol/raw {o / p_:.2f}x); median per-run kcontrol/pipelined "
+              f"{statistics.median(per_run):.2f}x; batches per write "
+              f"{writer.batches_sent // args.runs}")
     return 0
 
 

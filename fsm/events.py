@@ -95,16 +95,22 @@ class TopicDeletionRequest:
 
 @dataclass(frozen=True, slots=True)
 class ReassignmentRequest:
-    """Data of ``/admin/reassign_partitions`` (empty when the znode is absent)."""
+    """Data of ``/admin/reassign_partitions``. ``present=False``: the znode is absent (deleted,
+    never written, or unreadable), so ``targets`` is empty and there is nothing to act on --
+    not even a znode to clean up; a present znode with no entries is ``present=True`` and empty."""
 
     targets: tuple[tuple[TopicPartition, tuple[int, ...]], ...]
+    present: bool = True
 
 
 @dataclass(frozen=True, slots=True)
 class PreferredElectionRequest:
-    """Data of ``/admin/preferred_replica_election``."""
+    """Data of ``/admin/preferred_replica_election``. ``present=False``: the znode is absent
+    (deleted, never written, or unreadable): nothing to elect and no znode to delete, as Kafka's
+    handler acts only when the znode exists; a present, empty znode is ``present=True``."""
 
     partitions: frozenset[TopicPartition]
+    present: bool = True
 
 
 @dataclass(frozen=True, slots=True)

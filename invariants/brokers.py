@@ -45,7 +45,7 @@ def newly_applied_request_is_current(before: GlobalView, after: GlobalView) -> I
     for b in after.brokers or ():
         ob = before.broker(b.broker_id)
         a = b.applied
-        if ob is None or a is None or not (ob.up and b.up) or a == ob.applied:
+        if ob is None or ob is b or a is None or not (ob.up and b.up) or a == ob.applied:
             continue
         if a.broker_epoch != b.epoch:
             yield (f"broker {b.broker_id} (epoch {b.epoch}) applied a request for broker "
@@ -53,3 +53,32 @@ def newly_applied_request_is_current(before: GlobalView, after: GlobalView) -> I
         if a.controller_epoch < ob.controller_epoch:
             yield (f"broker {b.broker_id} applied a request from controller epoch "
                    f"{a.controller_epoch} having applied {ob.controller_epoch}")
+
+
+@invariant(STATE, "seed 000 'controlled shutdown' (leaders move before the broker stops)")
+def controlled_shutdown_moved_leadership(view: GlobalView) -> Iterator[str]:
+    """A broker that stopped because its controlled shutdown was answered "nothing
+    remaining" is not the leader, in ZooKeeper, of a partition with another in-sync replica
+    that is registered (live).
+
+    Controlled shutdown exists so that a planned stop costs no availability: the controller
+    moves every leadership the broker holds to another in-sync replica (and takes the
+    broker out of the ISRs) and answers only once those writes committed; the broker stops
+    on that answer. Stopping while still the recorded leader leaves the partition without
+    a serving leader until the controller notices the broker is gone -- the unavailability
+    controlled shutdown is meant to avoid. A partition whose ISR has no other live member
+    cannot move; the controller reports it as remaining and the broker does not stop on
+    that answer (only once its retries run out, which this does not judge).
+    """
+    zk = view.zk
+    if zk is None:
+        return
+    stopped = {b.broker_id for b in view.brokers or () if b.shut_down and not b.up}
+    if not stopped:
+        return
+    for tp, st in zk.partitions:
+        if st.leader in stopped:
+            others = [m for m in st.isr if m != st.leader and m in zk.registered]
+            if others:
+                yield (f"{tp[0]}-{tp[1]}: broker {st.leader} stopped after its controlled "
+                       f"shutdown but is still the leader (live ISR replicas {others})")

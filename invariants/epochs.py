@@ -24,7 +24,7 @@ def controller_epoch_never_decreases(before: GlobalView, after: GlobalView) -> I
     zero, so the broker side is compared only while the process stays up.
     """
     zb, za = before.zk, after.zk
-    if zb is not None and za is not None and None not in (
+    if zb is not None and za is not None and zb is not za and None not in (
             zb.controller_epoch, za.controller_epoch):
         if za.controller_epoch < zb.controller_epoch:  # type: ignore[operator]
             yield f"/controller_epoch went from {zb.controller_epoch} to {za.controller_epoch}"
@@ -34,7 +34,7 @@ def controller_epoch_never_decreases(before: GlobalView, after: GlobalView) -> I
                    f"{za.controller_epoch_version}")
     for b in after.brokers or ():
         old = before.broker(b.broker_id)
-        if old is None or not (old.up and b.up):
+        if old is None or old is b or not (old.up and b.up):
             continue
         if b.controller_epoch < old.controller_epoch:
             yield (f"broker {b.broker_id}'s controller epoch went from {old.controller_epoch} "
@@ -53,7 +53,7 @@ def leader_epoch_never_decreases(before: GlobalView, after: GlobalView) -> Itera
     restarted broker start afresh.
     """
     zb, za = before.zk, after.zk
-    if zb is not None and za is not None:
+    if zb is not None and za is not None and zb is not za:
         for tp, st in za.partitions:
             old = zb.states.get(tp)
             if old is not None and old.czxid == st.czxid and st.leader_epoch < old.leader_epoch:
@@ -61,13 +61,70 @@ def leader_epoch_never_decreases(before: GlobalView, after: GlobalView) -> Itera
                        f"to {st.leader_epoch}")
     for b in after.brokers or ():
         ob = before.broker(b.broker_id)
-        if ob is None or not (ob.up and b.up):
+        if ob is None or ob is b or not (ob.up and b.up):
             continue
         for tp, r in b.replicas:
             old_r = ob.replica(tp)
             if old_r is not None and r.leader_epoch < old_r.leader_epoch:
                 yield (f"{_tp(tp)}: broker {b.broker_id}'s leader epoch went from "
                        f"{old_r.leader_epoch} to {r.leader_epoch}")
+
+
+@invariant(TRANSITION, "seed 001 (a new leader gets a new leader epoch); KIP-101")
+def leader_change_bumps_leader_epoch(before: GlobalView, after: GlobalView) -> Iterator[str]:
+    """When a partition's leader changes, its leader epoch goes up: in its ZooKeeper state
+    znode (the same znode: same czxid), and in a running broker's local replica.
+
+    The leader epoch is the name of a leadership: followers truncate to the leader epoch
+    boundaries (KIP-101), brokers order LeaderAndIsr requests by it, and the committer
+    argument of seed 001 §3 ("the new leader carries a higher epoch than the one it
+    replaces") needs two leaderships never to share one. ISR changes may keep the epoch;
+    a new leader -- or going leaderless (-1) -- may not.
+    """
+    zb, za = before.zk, after.zk
+    if zb is not None and za is not None and zb is not za:
+        for tp, st in za.partitions:
+            old = zb.states.get(tp)
+            if old is not None and old.czxid == st.czxid and st.leader != old.leader \
+                    and st.leader_epoch <= old.leader_epoch:
+                yield (f"{_tp(tp)}: leader in ZooKeeper went from {old.leader} to {st.leader} "
+                       f"at leader epoch {old.leader_epoch} -> {st.leader_epoch}")
+    for b in after.brokers or ():
+        ob = before.broker(b.broker_id)
+        if ob is None or ob is b or not (ob.up and b.up):
+            continue
+        for tp, r in b.replicas:
+            old_r = ob.replica(tp)
+            if old_r is not None and r.leader != old_r.leader \
+                    and r.leader_epoch <= old_r.leader_epoch:
+                yield (f"{_tp(tp)}: broker {b.broker_id} switched from leader {old_r.leader} "
+                       f"to {r.leader} at leader epoch {old_r.leader_epoch} -> "
+                       f"{r.leader_epoch}")
+
+
+@invariant(TRANSITION, "KAFKA-6082 (zombie controller writes); seed 000 'controller epoch'")
+def partition_state_decided_by_current_controller(before: GlobalView,
+                                                  after: GlobalView) -> Iterator[str]:
+    """A partition state that a step creates, or whose leader epoch it raises -- a
+    controller's decision -- carries the controller epoch that ``/controller_epoch`` holds
+    after the step.
+
+    Only the controller decides leaders and bumps leader epochs (a leader's own ISR change
+    keeps its epoch), and every controller write is fenced by the ``/controller_epoch``
+    version it won. A decision landing with an older controller epoch is a deposed
+    controller's: KAFKA-6082, where a controller whose session expired kept writing
+    partition states behind its successor's back.
+    """
+    zb, za = before.zk, after.zk
+    if zb is None or za is None or zb is za or za.controller_epoch is None:
+        return
+    now = za.controller_epoch
+    for tp, st in za.partitions:
+        old = zb.states.get(tp)
+        decided = old is None or old.czxid != st.czxid or st.leader_epoch > old.leader_epoch
+        if decided and st.controller_epoch != now:
+            yield (f"{_tp(tp)}: leader {st.leader} epoch {st.leader_epoch} written with "
+                   f"controller epoch {st.controller_epoch}, /controller_epoch is {now}")
 
 
 @invariant(TRANSITION, "seed 001 §3 and G (conditional ISR updates); DESIGN.md fences")
@@ -81,7 +138,7 @@ def partition_state_version_never_decreases(before: GlobalView,
     the state was replaced behind the fences' back.
     """
     zb, za = before.zk, after.zk
-    if zb is None or za is None:
+    if zb is None or za is None or zb is za:
         return
     for tp, st in za.partitions:
         old = zb.states.get(tp)

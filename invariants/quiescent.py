@@ -106,18 +106,19 @@ def no_offline_partition_with_live_isr_replica(view: GlobalView) -> Iterator[str
 
 @invariant(QUIESCENT, "seed 001 F 'Replica reassignment'; Kafka's /admin/reassign_partitions")
 def finished_reassignment_has_target_replicas(view: GlobalView) -> Iterator[str]:
-    """Once quiescent, a partition that was asked to move and is no longer listed in
-    ``/admin/reassign_partitions`` has exactly the target replicas (in order) in its topic
-    znode. Topics gone or pending deletion aside.
+    """Once quiescent, a partition whose reassignment the controller *accepted* and that is
+    no longer listed in ``/admin/reassign_partitions`` has exactly the target replicas (in
+    order) in its topic znode. Topics gone or pending deletion aside.
 
     The reassignment znode is the admin's only record of the request: the controller
     removes an entry when the move completed. Removing it while the replica set is still the
     union (old + target) or something else leaves the partition on brokers the admin is
-    about to decommission. (A request the controller refused -- unknown partition, a target
-    broker not live, a topic being deleted -- stays listed, so it is not "finished"; should
-    a refused entry be dropped with a completed one in the same znode, it is reported.)
-    Targets come from ``view.reassign_targets``; when one partition was asked twice, the
-    view lists only the last request.
+    about to decommission. A request the controller *refused* (an unknown partition, a
+    target broker that is not live, a topic being deleted) is removed from the znode too,
+    but it never moved anything: it is not a finished reassignment and is not judged.
+    Which requests were accepted comes from ``view.reassign_targets`` -- the model checker's
+    world records every reassignment a controller took in flight (the latest target per
+    partition); a live audit, which cannot know, passes None and the check is skipped.
     """
     zk = view.zk
     if zk is None or view.pending or view.reassign_targets is None:

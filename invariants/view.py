@@ -166,7 +166,9 @@ class BrokerView:
     (``fsm.broker_states.BrokerState``); ``epoch`` the broker epoch it believes it has (None:
     not registered); ``controller_epoch`` the highest controller epoch applied; ``replicas``
     ``(tp, ReplicaView)``; ``metadata`` the metadata cache (None: unknown); ``applied`` the
-    last applied request (None: none, or unknown)."""
+    last applied request (None: none, or unknown); ``shut_down``: the process stopped
+    because its controlled shutdown was answered "nothing remaining" (and has not started
+    since; False when unknown)."""
 
     broker_id: int
     up: bool
@@ -176,6 +178,7 @@ class BrokerView:
     replicas: tuple[tuple[TopicPartition, ReplicaView], ...] = ()
     metadata: MetadataView | None = None
     applied: AppliedView | None = None
+    shut_down: bool = False
 
     @cached_property
     def replica_map(self) -> dict[TopicPartition, ReplicaView]:
@@ -198,7 +201,8 @@ class GlobalView:
     pending write, an unnoticed session expiry, a timer that matters); None = unknown.
     Quiescent invariants apply only when it is False.
     ``deleted_topics``: topics whose deletion was requested and that are gone from ZooKeeper.
-    ``reassign_targets``: ``(tp, target)`` of the reassignments requested (None: unknown).
+    ``reassign_targets``: ``(tp, target)`` of the reassignments a controller accepted (took
+    in flight; the latest per partition), refused requests excluded (None: unknown).
     ``unclean_leader_election``: the cluster may elect a replica outside the ISR.
     ``messages_lost``: a controller request or response was lost for good on the way here
     (a message-loss fault): brokers may then stay behind without anything pending, so the

@@ -10,7 +10,7 @@ this module loads while the catalogue is being written). Tests pass their own ``
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 
@@ -20,6 +20,8 @@ class Found(NamedTuple):
     invariant: str
     detail: str
 
+
+_MEMO_LIMIT = 100_000
 
 STEP_RAISED = "step-raised"
 """Pseudo-invariant: applying an action raised (a bound or an assertion in the world/core)."""
@@ -37,9 +39,27 @@ class Checks:
     quiescent: Callable[[Any], list] = _none
     pending: Callable[[Any], bool] = lambda view: bool(view.pending)
     name: str = "custom"
+    state_key: Callable[[Any], tuple] | None = None
+    """A key under which views get the same ``on_state`` verdict (None: no memo)."""
+    _memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     def on_state(self, view: Any) -> Found | None:
-        """State invariants, then the quiescent ones when nothing is pending."""
+        """State invariants, then the quiescent ones when nothing is pending; memoised by
+        ``state_key`` (many states differ only in what the invariants do not read)."""
+        key = self.state_key
+        if key is None:
+            return self._on_state(view)
+        k = key(view)
+        hit = self._memo.get(k)
+        if hit is not None:
+            return hit[1]
+        found = self._on_state(view)
+        if len(self._memo) >= _MEMO_LIMIT:
+            self._memo.clear()
+        self._memo[k] = (view, found)  # the view keeps the parts ``k`` names by id alive
+        return found
+
+    def _on_state(self, view: Any) -> Found | None:
         for v in self.state(view):
             return Found(v.invariant, v.detail)
         if not self.pending(view):
@@ -64,4 +84,13 @@ def default_checks() -> Checks:
     except ImportError as e:
         raise ChecksUnavailable(f"the invariant catalogue is not available: {e}") from None
     return Checks(view=global_view, state=check_state, transition=check_transition,
-                  quiescent=check_quiescent, name="invariants")
+                  quiescent=check_quiescent, name="invariants", state_key=view_parts)
+
+
+def view_parts(view: Any) -> tuple:
+    """A ``GlobalView`` as a key: the ZooKeeper, controller and broker views by identity
+    (the world's views share the parts of components a step did not touch,
+    ``global_view``), the other fields by value. Views with equal keys are equal."""
+    return (id(view.zk), *map(id, view.controllers or ()), *map(id, view.brokers or ()),
+            view.pending, view.deleted_topics, view.reassign_targets,
+            view.unclean_leader_election, view.messages_lost)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from model_check.checks import STEP_RAISED, Checks, Found
+from model_check.graph import CANNOT_RECOVER
 from model_check.scenario import Scenario, loads
 from model_check.world import World
 from model_check.world import actions as A
@@ -159,28 +160,33 @@ def mermaid(trace: Trace) -> str:
 # ---------------------------------------------------------------- replay files
 
 
-def replay_doc(trace: Trace, engine: str = "local") -> dict:
+def replay_doc(trace: Trace, engine: str = "local", mutant: str | None = None) -> dict:
     return {
         "format": REPLAY_FORMAT,
         "scenario": trace.scenario.name,
         "scenario_source": trace.scenario.source,
         "scenario_toml": trace.scenario.text,
         "engine": engine,
-        "mutant": None,
+        "mutant": mutant,
         "invariant": trace.invariant,
         "detail": trace.detail,
         "steps": [{"n": s.n, "action": s.describe(), "setup": s.setup} for s in trace.steps],
     }
 
 
-def save(trace: Trace, out_dir: Path, engine: str = "local") -> dict[str, Path]:
+def save(trace: Trace, out_dir: Path, engine: str = "local",
+         mutant: str | None = None) -> dict[str, Path]:
+    """Write the three files; a mutant's name is part of the file names and of the replay
+    file (``kcontrol replay`` applies it again)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     base = f"{trace.scenario.name}-{_slug(trace.invariant)}"
+    if mutant:
+        base = f"{trace.scenario.name}-{_slug(mutant)}-{_slug(trace.invariant)}"
     paths = {"text": out_dir / f"{base}.txt", "mermaid": out_dir / f"{base}.md",
              "replay": out_dir / f"{base}.replay.json"}
     paths["text"].write_text(text(trace))
     paths["mermaid"].write_text(mermaid(trace))
-    paths["replay"].write_text(json.dumps(replay_doc(trace, engine), indent=2) + "\n")
+    paths["replay"].write_text(json.dumps(replay_doc(trace, engine, mutant), indent=2) + "\n")
     return paths
 
 
@@ -215,7 +221,19 @@ def load_replay(path: Path) -> dict:
 
 def replay(doc: dict, checks: Checks, out=print) -> Replayed:  # noqa: ANN001
     """Run the file's steps through a fresh world, re-checking every state and edge;
-    stops at the first violation."""
+    stops at the first violation. A trace found on a mutant runs with that mutant applied
+    (``doc["mutant"]``)."""
+    from model_check import mutants
+
+    name = doc.get("mutant")
+    try:
+        with mutants.patched(name):
+            return _replay(doc, checks, out)
+    except mutants.UnknownMutant as e:
+        raise ReplayError(f"the trace names an unknown mutant: {e}") from None
+
+
+def _replay(doc: dict, checks: Checks, out) -> Replayed:  # noqa: ANN001
     scenario = loads(doc["scenario_toml"], source=doc.get("scenario_source", "<replay>"),
                      name=doc.get("scenario", "replay"))
     expected = doc.get("invariant")
@@ -242,4 +260,37 @@ def replay(doc: dict, checks: Checks, out=print) -> Replayed:  # noqa: ANN001
         after = checks.view(world)
         found = checks.on_edge(view, after) or checks.on_state(after)
         view = after
+    if found is None and expected == CANNOT_RECOVER:
+        found = stuck_here(world, checks)
     return Replayed(n, found, expected)
+
+
+def stuck_here(world: World, checks: Checks, limit: int = 200_000) -> Found | None:
+    """Recoverability, judged again from the state a trace ends in: explore everything
+    reachable from it (up to ``limit`` states); ``CANNOT_RECOVER`` when none of it is a
+    quiescent, healthy state (nor a state after a message loss, which is not judged)."""
+    from model_check.graph import unhealthy
+    from model_check.search import expand
+    from model_check.world import fingerprint
+
+    config = world.config
+    snap = world.snapshot()
+    view = checks.view(world)
+    seen = {fingerprint(snap)}
+    todo = [(snap, view)]
+    first_reason = None
+    while todo:
+        snap, view = todo.pop()
+        reason = unhealthy(view)
+        if reason is None or view.messages_lost:
+            return None
+        if first_reason is None and not view.pending:
+            first_reason = reason
+        for s in expand(snap, config, checks, view):
+            if s.snapshot is not None and s.fp not in seen:
+                if len(seen) >= limit:
+                    return None  # too much to judge here: not reproduced
+                seen.add(s.fp)
+                todo.append((s.snapshot, s.view))
+    return Found(CANNOT_RECOVER, f"none of the {len(seen)} states reachable from here is "
+                                 f"healthy: {first_reason or 'something stays in flight'}")

@@ -6,7 +6,7 @@ A scenario says which cluster the checker explores and how far::
     brokers = 3
     depth = 12              # BFS depth bound (explored steps after the setup)
     max_states = 2000000    # distinct-state guard
-    symmetry = false        # broker-id symmetry (see model_check/symmetry.py: not yet applied)
+    symmetry = false        # reduce by broker-id symmetry (model_check/symmetry.py; --symmetry)
     init = "running"        # "running": brokers started and topics created, run to quiescence
                             # by the world's fixed policy (the setup); "empty": explore from nothing
 

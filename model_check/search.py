@@ -3,28 +3,36 @@
 Level-synchronous BFS (the shape the Spark engine distributes): level ``d`` is the list of
 states first reached in ``d`` steps after the start, in discovery order. Expanding a state
 restores it, lists ``enabled_actions()`` (a deterministic order) and applies each to its own
-restored copy; a successor is new when its 64-bit fingerprint is unseen. Checked:
+restored copy; a successor is new when its 64-bit key is unseen -- its fingerprint, or with
+symmetry reduction its class key (``symmetry.canonical``: the same for every renaming of
+its free brokers). Checked:
 
 * every edge (parent view, child view): the transition invariants -- duplicates included,
   since an edge into a known state is still a step the cluster can take;
 * every new state: the state invariants, and the quiescent ones when nothing is pending;
-* every step: applying it must not raise (a bound or an assertion of the world or core).
+* every step: applying it must not raise (a bound or an assertion of the world or core);
+* with a ``StateGraph`` (``--graph``): once the search is done, that every state can still
+  reach a quiescent, healthy one (``graph.py``).
 
-Each state keeps ``(parent fingerprint, action index)``: the first violation met in this
-order is at the smallest depth, so the path rebuilt from the pointers is a shortest
-counterexample. The search is a pure function of (scenario, options): no clocks or
-randomness decide anything, so two runs -- or this engine and the Spark one -- agree state
-for state. Symmetry over broker ids is not applied yet (``symmetry.py``).
+Each state keeps ``(parent key, action index)``: the first violation met in this order is at
+the smallest depth, so the path rebuilt from the pointers is a shortest counterexample. The
+world explored for a key is the first one found (a real world: the actions along the
+pointers lead to it), so a trace is a sequence of real actions with or without symmetry.
+The search is a pure function of (scenario, options): no clocks or randomness decide
+anything, so two runs -- or this engine and the Spark one -- agree state for state.
 """
 
 from __future__ import annotations
 
+import gc
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from model_check.checks import STEP_RAISED, Checks, Found
+from model_check.graph import CANNOT_RECOVER, StateGraph
 from model_check.scenario import Scenario
 from model_check.start import Start, start
 from model_check.world import World, WorldConfig, fingerprint
@@ -38,6 +46,7 @@ ROOT = -1
 class Options:
     depth: int | None = None  # None: the scenario's bound
     max_states: int | None = None  # None: the scenario's guard
+    symmetry: bool | None = None  # None: the scenario's ``symmetry``
 
 
 @dataclass(frozen=True)
@@ -88,17 +97,22 @@ class Successor:
     index: int
     action: A.Action
     snapshot: tuple | None  # None when the step raised
-    fp: int
+    fp: int  # the key the search dedupes on: the fingerprint, or the class key (``canon``)
     view: Any
     found: Found | None  # the edge's violation (or the step raised)
+    real_fp: int | None = None  # the world's own fingerprint when ``fp`` is a class key
 
 
 def expand(snap: tuple, config: WorldConfig, checks: Checks, view: Any,
-           known: dict[int, Any] | None = None) -> list[Successor]:
+           known: dict[int, Any] | None = None,
+           canon: Callable[[tuple], int] | None = None) -> list[Successor]:
     """Every successor of one state, in ``enabled_actions()`` order, edge-checked. A pure
-    function of its inputs (``known``: views already built, by fingerprint -- a view is a
-    function of the state, so this only saves time): the unit of work a Spark executor
-    runs per state."""
+    function of its inputs (``known``: views already built, by the world's own fingerprint
+    -- a view is a function of the state, so this only saves time; ``canon``: the class
+    key of a snapshot, for symmetry reduction): the unit of work a Spark executor runs per
+    state. With ``canon`` a successor's ``fp`` is its class key and ``real_fp`` its own
+    fingerprint -- views must be cached by ``real_fp``: two worlds of one class are renamings
+    of each other, not the same world."""
     actions = World.restore(snap, config).enabled_actions()
     out = []
     for i, action in enumerate(actions):
@@ -114,8 +128,11 @@ def expand(snap: tuple, config: WorldConfig, checks: Checks, view: Any,
         cview = known.get(fp) if known is not None else None
         if cview is None:
             cview = checks.view(child)
-        out.append(Successor(i, action, csnap, fp, cview,
-                             checks.on_edge(view, cview)))
+        found = checks.on_edge(view, cview)
+        if canon is None:
+            out.append(Successor(i, action, csnap, fp, cview, found))
+        else:
+            out.append(Successor(i, action, csnap, canon(csnap), cview, found, fp))
     return out
 
 
@@ -131,19 +148,56 @@ def path_to(parents: dict[int, tuple[int, int]], fp: int) -> tuple[int, ...]:
 
 
 def bfs(scenario: Scenario, checks: Checks, options: Options = Options(),
-        on_level: Callable[[Level], None] | None = None) -> Result:
+        on_level: Callable[[Level], None] | None = None,
+        graph: StateGraph | None = None) -> Result:
+    """The search. ``graph``: keep the explored graph there and, when no invariant is
+    violated, check recoverability on it (``graph.py``; ``GraphTooLarge`` past its bound)."""
     t0 = time.perf_counter()
     depth_bound = scenario.depth if options.depth is None else options.depth
     max_states = scenario.max_states if options.max_states is None else options.max_states
+    symmetric = scenario.symmetry if options.symmetry is None else options.symmetry
     st = start(scenario, checks)
     result = Result(scenario.name, "local", "pass", 0, 1, 0, 0.0, setup_steps=len(st.setup),
-                    symmetry="requested, not applied" if scenario.symmetry else "off",
-                    checks=checks.name)
+                    symmetry="on" if symmetric else "off", checks=checks.name)
     if st.found is not None:
         result.violation = Violation(st.found.invariant, st.found.detail, (), st.setup)
         return _finish(result, t0)
-    _search(st, checks, depth_bound, max_states, result, on_level)
+    canon = None
+    if symmetric:
+        from model_check.symmetry import canonicalizer
+
+        canon = canonicalizer(st.config)
+    with _no_cyclic_gc():
+        parents = _search(st, checks, depth_bound, max_states, result, on_level, canon, graph)
+        if graph is not None and result.violation is None:
+            _recoverability(graph, parents, st, result)
     return _finish(result, t0)
+
+
+def _recoverability(graph: StateGraph, parents: dict[int, tuple[int, int]], st: Start,
+                    result: Result) -> None:
+    stuck = graph.first_unrecoverable()
+    if stuck is not None:
+        detail = (f"no quiescent, healthy state is reachable from this state (it reaches "
+                  f"{stuck.reachable} others, none healthy): {stuck.reason}")
+        result.violation = Violation(CANNOT_RECOVER, detail, path_to(parents, stuck.fp),
+                                     st.setup)
+
+
+@contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """The cyclic garbage collector off for the search, the young generations swept at each
+    level (``_search``). What the search keeps -- states seen, the frontier -- only grows,
+    and full collections would traverse all of it again and again (a third of the run
+    time); the world makes no reference cycles (``World`` closes over its config, not
+    itself), so nothing is left for them to find."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def _finish(result: Result, t0: float) -> Result:
@@ -154,41 +208,60 @@ def _finish(result: Result, t0: float) -> Result:
 
 
 def _search(st: Start, checks: Checks, depth_bound: int, max_states: int, result: Result,
-            on_level: Callable[[Level], None] | None) -> None:
-    root_fp = fingerprint(st.snapshot)
-    parents: dict[int, tuple[int, int]] = {root_fp: (0, ROOT)}
+            on_level: Callable[[Level], None] | None,
+            canon: Callable[[tuple], int] | None = None,
+            graph: StateGraph | None = None) -> dict[int, tuple[int, int]]:
+    """The levels; returns the parent pointers (keys: fingerprints, or class keys)."""
     config = st.config
-    frontier: list[tuple[int, tuple, Any]] = [
-        (root_fp, st.snapshot, checks.view(World.restore(st.snapshot, config)))]
+    root_real = fingerprint(st.snapshot)
+    root = root_real if canon is None else canon(st.snapshot)
+    parents: dict[int, tuple[int, int]] = {root: (0, ROOT)}
+    root_view = checks.view(World.restore(st.snapshot, config))
+    if graph is not None:
+        graph.add_state(root, 0, root_view)
+    # (key, snapshot, view, the world's own fingerprint)
+    frontier: list[tuple[int, tuple, Any, int]] = [(root, st.snapshot, root_view, root_real)]
     for depth in range(1, depth_bound + 1):
         if not frontier:
-            return
+            return parents
         t = time.perf_counter()
+        gc.collect(1)  # young cycles only, should any appear (see _no_cyclic_gc)
         generated = 0
-        nxt: list[tuple[int, tuple, Any]] = []
-        # views of this level and the next, by fingerprint: most duplicates are found here
-        known: dict[int, Any] = {fp: view for fp, _, view in frontier}
-        for pfp, snap, view in frontier:
-            for s in expand(snap, config, checks, view, known):
+        nxt: list[tuple[int, tuple, Any, int]] = []
+        # views of this level and the next, by the worlds' own fingerprints: most
+        # duplicates are found here
+        known: dict[int, Any] = {real: view for _, _, view, real in frontier}
+        for pfp, snap, view, _ in frontier:
+            if graph is not None:
+                graph.mark_expanded(pfp)
+            for s in expand(snap, config, checks, view, known, canon):
                 generated += 1
                 found = s.found
+                real = s.fp if s.real_fp is None else s.real_fp
                 if found is None and s.fp not in parents:
                     parents[s.fp] = (pfp, s.index)
-                    nxt.append((s.fp, s.snapshot, s.view))
-                    known[s.fp] = s.view
+                    nxt.append((s.fp, s.snapshot, s.view, real))
+                    known[real] = s.view
                     found = checks.on_state(s.view)
+                    if graph is not None:
+                        graph.add_state(s.fp, depth, s.view)
                     if found is None and len(parents) >= max_states:
                         result.bounded_by = "max-states"
+                elif found is None:
+                    known.setdefault(real, s.view)
+                if graph is not None and found is None:
+                    graph.add_step(pfp, s.fp, s.action.describe())
                 if found is not None:
                     path = path_to(parents, pfp) + (s.index,)
                     result.violation = Violation(found.invariant, found.detail, path, st.setup)
                 if found is not None or result.bounded_by == "max-states":
                     _level(result, depth, len(frontier), generated, len(nxt), t, on_level)
-                    return
+                    return parents
         _level(result, depth, len(frontier), generated, len(nxt), t, on_level)
         frontier = nxt
     if frontier:
         result.bounded_by = "depth"
+    return parents
 
 
 def _level(result: Result, depth: int, frontier: int, generated: int, new: int, t: float,

@@ -68,27 +68,55 @@ def assign_replicas(
     return out
 
 
-def parse_replica_assignment(entries: Sequence[str]) -> Assignment:
-    """``["0:1,2,3", "1:2,3,1"]`` -> ``{0: (1, 2, 3), 1: (2, 3, 1)}``. Raises ValueError with a
-    message naming the faulty entry."""
-    out: Assignment = {}
-    for entry in entries:
-        head, sep, tail = entry.partition(":")
-        if not sep or not head.strip().isdigit():
-            raise ValueError(f"{entry!r} is not PARTITION:BROKER,BROKER,... (e.g. 0:1,2,3)")
-        p = int(head)
-        if p in out:
-            raise ValueError(f"partition {p} is assigned twice")
-        try:
-            replicas = tuple(int(b) for b in tail.split(",") if b.strip() != "")
-        except ValueError:
-            raise ValueError(f"{entry!r}: broker ids must be integers") from None
-        if not replicas:
-            raise ValueError(f"{entry!r}: partition {p} has no replicas")
-        if any(b < 0 for b in replicas):
-            raise ValueError(f"{entry!r}: broker ids must be non-negative")
-        out[p] = replicas
+FORMAT_HINT = ("Kafka's format: partitions separated by commas, each partition's brokers by "
+               "colons, the first one its preferred leader (1:2,3:4 puts partition 0 on brokers "
+               "1,2 and partition 1 on brokers 3,4)")
+
+
+def parse_replica_assignment(text: str) -> list[tuple[int, ...]]:
+    """Kafka's ``--replica-assignment`` (``kafka-topics``): ``"1:2,3:4"`` -> ``[(1, 2), (3, 4)]``,
+    the replica lists of consecutive partitions in order. Spaces around ids are ignored. Raises
+    ValueError naming the faulty partition and recalling the format; every partition must list
+    distinct non-negative broker ids, and as many as the first partition (Kafka's checks)."""
+    if not text.strip():
+        raise ValueError(f"the replica assignment is empty; {FORMAT_HINT}")
+    out: list[tuple[int, ...]] = []
+    for p, entry in enumerate(text.split(",")):
+        tokens = [t.strip() for t in entry.split(":")]
+        if tokens == [""]:
+            raise ValueError(f"partition {p} lists no broker in {text!r}; {FORMAT_HINT}")
+        bad = next((t for t in tokens if not (t.isascii() and t.isdigit())), None)
+        if bad is not None:
+            what = "an empty broker id" if bad == "" else f"{bad!r}, which is not a broker id"
+            raise ValueError(f"partition {p} ({entry.strip()!r}) has {what}; {FORMAT_HINT}")
+        replicas = tuple(int(t) for t in tokens)
+        if len(set(replicas)) != len(replicas):
+            twice = sorted({b for b in replicas if replicas.count(b) > 1})
+            raise ValueError(f"partition {p} ({entry.strip()!r}) lists broker {twice[0]} twice")
+        if out and len(replicas) != len(out[0]):
+            raise ValueError(
+                f"partition {p} ({entry.strip()!r}) has {len(replicas)} replica(s), partition 0 "
+                f"has {len(out[0])}: every partition needs the same number; {FORMAT_HINT}")
+        out.append(replicas)
     return out
+
+
+def number_partitions(replica_lists: Sequence[tuple[int, ...]], existing: int, total: int
+                      ) -> Assignment:
+    """The partition ids of a ``--replica-assignment`` given when growing a topic from
+    ``existing`` to ``total`` partitions: a list of the new partitions only (numbered from
+    ``existing``), or of all ``total`` of them, whose first ``existing`` entries are then
+    ignored, as Kafka's tool does. Any other length is an ``AdminError``."""
+    added = total - existing
+    if len(replica_lists) == added:
+        return {existing + i: r for i, r in enumerate(replica_lists)}
+    if len(replica_lists) == total:
+        return {p: replica_lists[p] for p in range(existing, total)}
+    raise AdminError(
+        f"The replica assignment lists {len(replica_lists)} partition(s); growing from "
+        f"{existing} to {total} partitions needs the {added} new one(s), or all {total}.",
+        "INVALID_REPLICA_ASSIGNMENT",
+    )
 
 
 def validate_assignment(

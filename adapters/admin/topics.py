@@ -11,12 +11,18 @@ in ZooKeeper mode (``AdminZkClient``), writing the same znodes.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kazoo.client import KazooClient
 from kazoo.exceptions import BadVersionError, NodeExistsError, NoNodeError
 
-from adapters.admin.assignment import Assignment, assign_replicas, validate_assignment
+from adapters.admin.assignment import (
+    Assignment,
+    assign_replicas,
+    number_partitions,
+    validate_assignment,
+)
 from adapters.admin.errors import AdminError
 from adapters.zookeeper.audit import read_zk_state
 from adapters.zookeeper.codec_errors import ZnodeDecodeError
@@ -161,9 +167,14 @@ def add_partitions(
     topic: str,
     partitions: int,
     replica_assignment: Assignment | None = None,
+    *,
+    replica_lists: Sequence[tuple[int, ...]] | None = None,
 ) -> Assignment:
     """Grow ``topic`` to ``partitions`` partitions (Kafka's ``AdminZkClient.addPartitions``).
-    Returns the new partitions' assignment."""
+    The new partitions' replicas: ``replica_assignment`` (``{partition id: replicas}``), or
+    ``replica_lists`` as ``--replica-assignment`` gives them (``number_partitions``: the new
+    partitions' lists, or every partition's), else Kafka's rule. Returns the new partitions'
+    assignment."""
     path = zk_paths.topic(topic)
     try:
         data, stat = client.get(path)
@@ -190,6 +201,8 @@ def add_partitions(
         raise AdminError(
             f"the replica assignment of topic '{topic}' has no partition 0", "INVALID_TOPIC_ZNODE"
         )
+    if replica_lists is not None:
+        replica_assignment = number_partitions(replica_lists, len(existing), partitions)
     brokers = registered_brokers(client)
     first = existing[0]
     rf = len([b for b in first if b not in dict(current.adding).get(0, ())])

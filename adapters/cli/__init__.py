@@ -6,7 +6,10 @@ import click
 
 from adapters.cli.admin_cmd import elect_preferred, reassign_cmd, topics_group
 from adapters.cli.audit_cmd import audit_cmd
+from adapters.cli.broker_cmd import broker
+from adapters.cli.chaos_cmd import chaos
 from adapters.cli.check_cmd import check, replay
+from adapters.cli.cluster_cmd import cluster
 from adapters.cli.controller_cmd import controller
 from adapters.cli.diagrams_cmd import diagrams
 from adapters.cli.zookeeper_cmd import zookeeper
@@ -27,3 +30,6 @@ main.add_command(reassign_cmd)
 main.add_command(elect_preferred)
 main.add_command(audit_cmd)
 main.add_command(controller)
+main.add_command(broker)
+main.add_command(cluster)
+main.add_command(chaos)

@@ -15,17 +15,21 @@ from typing import Any, NoReturn
 
 import click
 from kazoo.client import KazooClient
-from kazoo.exceptions import KazooException
+from kazoo.exceptions import KazooException, NoAuthError
 from kazoo.handlers.threading import KazooTimeoutError
 
 from adapters.admin import elect, reassign, topics
-from adapters.admin.assignment import Assignment, parse_replica_assignment
+from adapters.admin.assignment import parse_replica_assignment
 from adapters.admin.connection import DEFAULT_CONNECT_TIMEOUT_S, connect
 from adapters.admin.errors import AdminError
+from adapters.cli.zk_options import zookeeper_auth_option
+from adapters.zookeeper.connect import ZkAuth
 
 
 def zookeeper_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--zookeeper`` (env ``KCONTROL_ZOOKEEPER``) and ``--connect-timeout``."""
+    """``--zookeeper`` (env ``KCONTROL_ZOOKEEPER``), ``--connect-timeout`` and
+    ``--zookeeper-auth`` (env ``KCONTROL_ZOOKEEPER_AUTH``; parameter ``zookeeper_auth``)."""
+    command = zookeeper_auth_option(command)
     command = click.option(
         "--connect-timeout",
         type=click.FloatRange(min=0.1),
@@ -59,23 +63,28 @@ def quiet_kazoo() -> None:
 
 
 @contextmanager
-def session(hosts: str, timeout: float) -> Iterator[KazooClient]:
-    """A connected client; any ``AdminError`` or ZooKeeper failure becomes exit 1."""
+def session(hosts: str, timeout: float, auth: ZkAuth | None = None) -> Iterator[KazooClient]:
+    """A connected client (digest-authenticated with ``auth``); any ``AdminError`` or
+    ZooKeeper failure becomes exit 1."""
     quiet_kazoo()
     try:
-        with connect(hosts, timeout) as client:
+        with connect(hosts, timeout, auth) as client:
             yield client
     except AdminError as exc:
         fail(exc)
+    except NoAuthError:
+        fail("ZooKeeper refused the change (NoAuth): these znodes are protected by an ACL; "
+             "give the cluster's identity with --zookeeper-auth USER:PASSWORD "
+             "(or $KCONTROL_ZOOKEEPER_AUTH)")
     except (KazooException, KazooTimeoutError) as exc:
         fail(f"ZooKeeper request failed ({type(exc).__name__}): {exc or 'no details'}")
 
 
-def _assignment(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> Any:
-    if not value:
+def _assignment(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+    if value is None:
         return None
     try:
-        return parse_replica_assignment([part for v in value for part in v.split() if part])
+        return parse_replica_assignment(value)
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
 
@@ -83,11 +92,11 @@ def _assignment(ctx: click.Context, param: click.Parameter, value: tuple[str, ..
 _assignment_option = click.option(
     "--replica-assignment",
     "replica_assignment",
-    multiple=True,
     callback=_assignment,
-    metavar="P:B,B,...",
-    help="Manual assignment, one PARTITION:BROKER,BROKER,... per option (or space separated); "
-    "the first broker is the preferred leader.",
+    metavar="B:B,B:B,...",
+    help="Manual assignment in kafka-topics' format: partitions separated by commas, each "
+    "partition's brokers by colons, the first one its preferred leader (1:2,3:4 puts "
+    "partition 0 on brokers 1,2 and partition 1 on 3,4).",
 )
 
 
@@ -114,10 +123,11 @@ def topics_group() -> None:
 def create(
     hosts: str,
     connect_timeout: float,
+    zookeeper_auth: ZkAuth | None,
     topic: str,
     partitions: int | None,
     replication_factor: int | None,
-    replica_assignment: Assignment | None,
+    replica_assignment: list[tuple[int, ...]] | None,
     start_index: int | None,
 ) -> None:
     """Create TOPIC: writes /brokers/topics/TOPIC with Kafka's replica assignment."""
@@ -126,13 +136,13 @@ def create(
             "--partitions and --replication-factor are required unless --replica-assignment "
             "is given"
         )
-    with session(hosts, connect_timeout) as client:
+    with session(hosts, connect_timeout, zookeeper_auth) as client:
         topics.create_topic(
             client,
             topic,
             partitions,
             replication_factor,
-            replica_assignment,
+            None if replica_assignment is None else dict(enumerate(replica_assignment)),
             start_index=start_index,
         )
     click.echo(f"Created topic {topic}.")
@@ -141,9 +151,10 @@ def create(
 @topics_group.command("delete")
 @zookeeper_options
 @click.option("--topic", required=True)
-def delete(hosts: str, connect_timeout: float, topic: str) -> None:
+def delete(hosts: str, connect_timeout: float, zookeeper_auth: ZkAuth | None,
+           topic: str) -> None:
     """Mark TOPIC for deletion: creates /admin/delete_topics/TOPIC."""
-    with session(hosts, connect_timeout) as client:
+    with session(hosts, connect_timeout, zookeeper_auth) as client:
         marked = topics.delete_topic(client, topic)
     if marked:
         click.echo(f"Topic {topic} is marked for deletion.")
@@ -165,6 +176,7 @@ def delete(hosts: str, connect_timeout: float, topic: str) -> None:
 def describe(
     hosts: str,
     connect_timeout: float,
+    zookeeper_auth: ZkAuth | None,
     names: tuple[str, ...],
     under_replicated_partitions: bool,
     unavailable_partitions: bool,
@@ -172,7 +184,7 @@ def describe(
     """Leader, replicas, ISR and leader epoch of every partition, like kafka-topics --describe.
 
     Exit 1 if a znode shown could not be decoded (its line says which and why)."""
-    with session(hosts, connect_timeout) as client:
+    with session(hosts, connect_timeout, zookeeper_auth) as client:
         description = topics.describe_topics(
             client,
             list(names) or None,
@@ -201,21 +213,25 @@ def describe(
 def add_partitions(
     hosts: str,
     connect_timeout: float,
+    zookeeper_auth: ZkAuth | None,
     topic: str,
     partitions: int,
-    replica_assignment: Assignment | None,
+    replica_assignment: list[tuple[int, ...]] | None,
 ) -> None:
-    """Grow TOPIC to PARTITIONS partitions (rewrites /brokers/topics/TOPIC)."""
-    with session(hosts, connect_timeout) as client:
-        topics.add_partitions(client, topic, partitions, replica_assignment)
+    """Grow TOPIC to PARTITIONS partitions (rewrites /brokers/topics/TOPIC).
+
+    --replica-assignment lists the new partitions only, or all of them (the existing ones'
+    entries are then ignored, as kafka-topics does)."""
+    with session(hosts, connect_timeout, zookeeper_auth) as client:
+        topics.add_partitions(client, topic, partitions, replica_lists=replica_assignment)
     click.echo("Adding partitions succeeded!")
 
 
 @topics_group.command("list")
 @zookeeper_options
-def list_(hosts: str, connect_timeout: float) -> None:
+def list_(hosts: str, connect_timeout: float, zookeeper_auth: ZkAuth | None) -> None:
     """Every topic, one per line (topics pending deletion are marked)."""
-    with session(hosts, connect_timeout) as client:
+    with session(hosts, connect_timeout, zookeeper_auth) as client:
         names = topics.list_topics(client)
         deleting = topics.topics_pending_deletion(client)
     for name in names:
@@ -251,17 +267,21 @@ def _read_plan(path: Path) -> reassign.Plan:
     "completed or failed, instead of starting a reassignment.",
 )
 def reassign_cmd(
-    hosts: str, connect_timeout: float, plan_path: Path | None, show_status: bool
+    hosts: str,
+    connect_timeout: float,
+    zookeeper_auth: ZkAuth | None,
+    plan_path: Path | None,
+    show_status: bool,
 ) -> None:
     """Start a partition reassignment (writes /admin/reassign_partitions) or show its status."""
     if not show_status and plan_path is None:
         raise click.UsageError("give --plan FILE to start a reassignment, or --status")
     plan = _read_plan(plan_path) if plan_path is not None else None
     if show_status:
-        _status(hosts, connect_timeout, plan)
+        _status(hosts, connect_timeout, zookeeper_auth, plan)
         return
     assert plan is not None
-    with session(hosts, connect_timeout) as client:
+    with session(hosts, connect_timeout, zookeeper_auth) as client:
         started = reassign.execute(client, plan)
     click.echo("Current partition replica assignment\n")
     click.echo(reassign.plan_json(started.current))
@@ -269,8 +289,9 @@ def reassign_cmd(
     click.echo("Successfully started reassignment of partitions.")
 
 
-def _status(hosts: str, timeout: float, plan: reassign.Plan | None) -> None:
-    with session(hosts, timeout) as client:
+def _status(hosts: str, timeout: float, auth: ZkAuth | None, plan: reassign.Plan | None
+            ) -> None:
+    with session(hosts, timeout, auth) as client:
         try:
             rows = reassign.status(client, plan)
         except ValueError as exc:  # ZnodeDecodeError of /admin/reassign_partitions
@@ -315,6 +336,7 @@ def _status(hosts: str, timeout: float, plan: reassign.Plan | None) -> None:
 def elect_preferred(
     hosts: str,
     connect_timeout: float,
+    zookeeper_auth: ZkAuth | None,
     names: tuple[str, ...],
     partitions: tuple[int, ...],
     all_partitions: bool,
@@ -328,7 +350,7 @@ def elect_preferred(
         raise click.UsageError(
             "with several --topic options, give one --partition per --topic (or none)"
         )
-    with session(hosts, connect_timeout) as client:
+    with session(hosts, connect_timeout, zookeeper_auth) as client:
         chosen = elect.select_partitions(client, names, partitions, all_partitions)
         elect.start_election(client, chosen)
     labels = ",".join(f"{t}-{p}" for t, p in chosen)

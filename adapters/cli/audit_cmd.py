@@ -2,18 +2,24 @@
 
 Exit 0 when every snapshot invariant holds; otherwise a table (or ``--json``) of violations and
 exit 1. Undecodable znodes are violations of ``znode-decodes`` (with the path), not crashes.
+``--brokers`` adds ``broker_metadata_matches_zookeeper`` (``adapters.broker.metadata_audit``):
+every registered broker's Metadata answer, read over the wire, against the same ZooKeeper read.
 """
 
 from __future__ import annotations
 
 import json
+import time
 
 import click
 from rich.console import Console
 from rich.table import Table
 
+from adapters.broker.metadata_audit import NAME as BROKER_METADATA
+from adapters.broker.metadata_audit import broker_metadata_check
 from adapters.cli.admin_cmd import session, zookeeper_options
 from adapters.zookeeper.audit import AuditViolation, ZkState, audit
+from adapters.zookeeper.connect import ZkAuth
 
 
 def violations_table(state: ZkState, rows: list[AuditViolation]) -> Table:
@@ -38,11 +44,29 @@ def summary(state: ZkState) -> str:
 @click.command("audit")
 @zookeeper_options
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON report instead of a table.")
-def audit_cmd(hosts: str, connect_timeout: float, as_json: bool) -> None:
+@click.option("--brokers", "check_brokers", is_flag=True,
+              help="Also ask every broker registered in /brokers/ids for its metadata over the "
+                   "Kafka protocol and compare it with ZooKeeper.")
+@click.option("--listener", default="PLAINTEXT", show_default=True,
+              help="With --brokers: the registered listener to ask on.")
+@click.option("--settle", type=click.FloatRange(min=0.0), default=10.0, show_default=True,
+              help="With --brokers: seconds to keep re-reading while only brokers' metadata "
+                   "differs (a broker lags a change by one UpdateMetadata).")
+def audit_cmd(hosts: str, connect_timeout: float, zookeeper_auth: ZkAuth | None,
+              as_json: bool, check_brokers: bool, listener: str, settle: float) -> None:
     """Read the cluster's znodes (bulk) and check the snapshot invariants: leader in ISR, ISR
-    within replicas, ISR never empty, leader registered or -1, controller and epoch agree."""
-    with session(hosts, connect_timeout) as client:
-        state, rows = audit(client)
+    within replicas, ISR never empty, leader registered or -1, controller and epoch agree;
+    with --brokers, every broker's metadata (over the wire) agrees with ZooKeeper."""
+    checks = [broker_metadata_check(listener)] if check_brokers else []
+    deadline = time.monotonic() + settle
+    with session(hosts, connect_timeout, zookeeper_auth) as client:
+        while True:
+            client.sync("/")
+            state, rows = audit(client, checks=checks)
+            lagging = rows and all(r.invariant == BROKER_METADATA for r in rows)
+            if not lagging or time.monotonic() >= deadline:
+                break
+            time.sleep(0.2)
     if as_json:
         click.echo(
             json.dumps(

@@ -14,8 +14,11 @@ from rich.console import Console
 
 from model_check import checks as checks_mod
 from model_check import counterexample as cx
+from model_check import mutants
+from model_check.graph import DEFAULT_LIMIT, GraphTooLarge, StateGraph
 from model_check.scenario import ScenarioError, load
 from model_check.search import Level, Options, Result, bfs
+from model_check.spark import cli as spark_cli
 from model_check.walk import walks
 
 DEFAULT_TRACE_DIR = Path(".kcontrol") / "counterexamples"
@@ -35,10 +38,24 @@ def _checks() -> checks_mod.Checks:
         raise  # unreachable
 
 
+def _list_mutants(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    for m in mutants.MUTANTS:
+        click.echo(m.line())
+    ctx.exit(0)
+
+
 @click.command()
 @click.argument("scenario")
+@click.option("--list-mutants", is_flag=True, expose_value=False, is_eager=True,
+              callback=_list_mutants, help="list the historic-bug mutants and exit")
+@click.option("--mutant", type=click.Choice(mutants.names()),
+              help="check the core with this historic bug put back (see --list-mutants)")
 @click.option("--engine", type=click.Choice(ENGINES), default="local", show_default=True,
-              help="where the search runs (spark: not yet available)")
+              help="where the search runs (spark: see --master, --partitions)")
+@click.option("--master", help=spark_cli.MASTER_HELP)
+@click.option("--partitions", type=click.IntRange(min=1), help=spark_cli.PARTITIONS_HELP)
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
               help="write the report as JSON to FILE")
 @click.option("--max-states", type=click.IntRange(min=1), help="stop after N distinct states")
@@ -51,12 +68,31 @@ def _checks() -> checks_mod.Checks:
 @click.option("--steps", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="--random: total steps over all walks")
 @click.option("--seed", type=int, default=0, show_default=True, help="--random: the seed")
-def check(scenario: str, engine: str, json_out: Path | None, max_states: int | None,
-          depth: int | None, trace_out: Path, random_: bool, steps: int, seed: int) -> None:
+@click.option("--symmetry/--no-symmetry", default=None,
+              help="reduce by broker-id symmetry (default: the scenario's `symmetry`)")
+@click.option("--graph", "graph_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="keep the explored graph, check that every state can recover, and write "
+                   "it as GraphML to FILE (small scenarios)")
+@click.option("--graph-limit", type=click.IntRange(min=1), default=DEFAULT_LIMIT,
+              show_default=True, help="--graph: most states kept before giving up")
+def check(scenario: str, mutant: str | None, engine: str, master: str | None,
+          partitions: int | None,
+          json_out: Path | None, max_states: int | None,
+          depth: int | None, trace_out: Path, random_: bool, steps: int, seed: int,
+          symmetry: bool | None, graph_out: Path | None, graph_limit: int) -> None:
     """Explore every interleaving of SCENARIO (a .toml path or a shipped name) and check
     the invariant catalogue on every state and step."""
-    if engine == "spark":
-        _fail("--engine spark is not yet available (use --engine local)")
+    if engine != "spark" and (master or partitions):
+        _fail("--master and --partitions go with --engine spark")
+    if engine == "spark" and random_:
+        _fail("--random walks run in this process: drop --engine spark")
+    if engine == "spark" and graph_out:
+        _fail("--graph runs with --engine local")
+    if random_ and graph_out:
+        _fail("--graph goes with the exhaustive search, not --random")
+    if mutant:  # patched for the whole command (search, trace rebuild), undone at exit
+        click.get_current_context().with_resource(mutants.patched(mutant))
+    spark = None
     try:
         sc = load(scenario)
     except ScenarioError as e:
@@ -66,10 +102,11 @@ def check(scenario: str, engine: str, json_out: Path | None, max_states: int | N
     console = Console(highlight=False, soft_wrap=True)
     mode = f"random walks: {steps} steps, seed {seed}" if random_ else "bfs"
     console.print(f"[bold]check[/] {sc.name} ({sc.source}) engine={engine} {mode} "
-                  f"checks={checks.name}")
-    if sc.symmetry:
-        console.print("symmetry: requested by the scenario, not applied yet "
-                      "(states are not reduced; the verdict is unaffected)")
+                  f"checks={checks.name}" + (f" mutant={mutant}" if mutant else ""))
+    if (sc.symmetry if symmetry is None else symmetry) and not random_:
+        console.print("symmetry: on (worlds that differ by a renaming of the brokers no admin "
+                      "action names, or only in zxid and session numbers, count once)")
+    graph = StateGraph(graph_limit) if graph_out else None
     if random_:
         result = walks(sc, checks, steps, seed, depth, on_walk=None)
     else:
@@ -80,17 +117,46 @@ def check(scenario: str, engine: str, json_out: Path | None, max_states: int | N
                 console.print(f"{lv.depth:>5} {lv.frontier:>9} {lv.generated:>10} "
                               f"{lv.new:>9} {lv.duplicates:>9} {lv.seconds:>8.2f}")
                 status.update(f"exploring level {lv.depth + 1} ({lv.new} states) ...")
-            result = bfs(sc, checks, Options(depth=depth, max_states=max_states), on_level)
+            if engine == "spark":
+                try:
+                    result, spark = spark_cli.run_spark(
+                        sc, checks, Options(depth=depth, max_states=max_states,
+                                            symmetry=symmetry), master, partitions, on_level,
+                        mutant)
+                except spark_cli.SparkUnavailable as e:
+                    _fail(str(e))
+                    return
+            else:
+                try:
+                    result = bfs(sc, checks, Options(depth=depth, max_states=max_states,
+                                                     symmetry=symmetry), on_level, graph)
+                except GraphTooLarge as e:
+                    _fail(str(e))
+                    return
     trace, saved = None, None
     if result.violation is not None:
         v = result.violation
         trace = cx.rebuild(sc, v.setup, v.path, v.invariant, v.detail)
-        saved = cx.save(trace, trace_out, engine)
+        saved = cx.save(trace, trace_out, engine, mutant)
+    if spark is not None:
+        console.print(spark_cli.describe(spark), markup=False)
+    if graph is not None and graph_out is not None:
+        graph.write_graphml(graph_out)
+        stuck = sum(1 for fp in graph.order if not graph.g.nodes[fp]["recoverable"])
+        console.print(f"graph: {len(graph.order)} states, {graph.g.number_of_edges()} steps, "
+                      f"{stuck} cannot recover -> {graph_out}", markup=False)
     _summary(console, result, trace, saved)
     if json_out is not None:
         from model_check.report import report
 
         extra = {"seed": seed, "steps": steps} if random_ else {}
+        if mutant:
+            extra["mutant"] = mutant
+        if graph is not None:
+            extra["graph"] = {"file": str(graph_out), "states": len(graph.order),
+                              "steps": graph.g.number_of_edges()}
+        if spark is not None:
+            extra["spark"] = spark
         json_out.write_text(json.dumps(report(result, trace, saved, **extra), indent=2) + "\n")
     sys.exit(1 if result.violation is not None else 0)
 

@@ -12,9 +12,11 @@ from types import FrameType
 
 import click
 
+from adapters.cli.zk_options import zookeeper_auth_option
 from adapters.runtime import ControllerService, ServiceError
 from adapters.runtime.event_queue import DEFAULT_CAPACITY
 from adapters.runtime.service import DEFAULT_SESSION_TIMEOUT_MS
+from adapters.zookeeper.connect import ZkAuth
 
 
 def _valid_hosts(hosts: str) -> str | None:
@@ -48,8 +50,10 @@ def _valid_hosts(hosts: str) -> str | None:
               show_default=True, help="Bound of the controller's event queue.")
 @click.option("--log-level", type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"]),
               default="INFO", show_default=True)
+@zookeeper_auth_option
 def controller(broker_id: int, hosts: str, metrics_port: int | None, session_timeout_ms: int,
-               connect_timeout: float, queue_capacity: int, log_level: str) -> None:
+               connect_timeout: float, queue_capacity: int, log_level: str,
+               zookeeper_auth: ZkAuth | None) -> None:
     """Run one controller candidate until SIGINT/SIGTERM."""
     problem = _valid_hosts(hosts)
     if problem:
@@ -59,7 +63,7 @@ def controller(broker_id: int, hosts: str, metrics_port: int | None, session_tim
     logging.getLogger("kazoo").setLevel(max(logging.WARNING, getattr(logging, log_level)))
     svc = ControllerService(broker_id, hosts, session_timeout_ms=session_timeout_ms,
                             metrics_port=metrics_port, connect_timeout=connect_timeout,
-                            queue_capacity=queue_capacity)
+                            queue_capacity=queue_capacity, zookeeper_auth=zookeeper_auth)
     try:
         svc.start()
     except ServiceError as exc:

@@ -7,6 +7,7 @@ Modules (the codec is ``adapters.network.codec``):
 - ``listeners``: one listener's socket and selector thread (framing, parsing, ordering);
 - ``server``: ``SocketServer``, the control and data planes of one broker (KIP-291);
 - ``broker_handler``: ``BrokerRequestHandler``, a ``BrokerCore`` behind the wire;
+- ``metadata_answers``: Metadata answers encoded once per change of the metadata cache;
 - ``controlled_shutdown``: ``ControlledShutdownRouter``, data plane -> local controller;
 - ``channel_manager``: ``ControllerChannelManager``, the controller's ``BrokerChannels``;
 - ``client``: ``WireClient``, a blocking request/response client.

@@ -6,7 +6,8 @@
   to ``on_effects`` (the broker process executes them), after the lock is released;
 - ApiVersions v0-v3: ``advertised`` (``server.advertised_apis(config)``: what the data
   plane accepts); unsupported versions never get here (the listener answers the fallback);
-- Metadata v0-v8 from the core's metadata cache: the live brokers with their
+- Metadata v0-v8 from the core's metadata cache, answered already encoded (``bytes``) from
+  ``metadata_answers`` (built once per change of the cache, not per request): the live brokers with their
   ``client_listener`` endpoint (a broker without one is left out, as Kafka does), the
   controller id (-1 when unknown), the requested topics (none requested = all at v0, null
   at v1+; an empty list at v1+ = no topics) with leader, leader epoch, replicas, ISR and
@@ -27,6 +28,8 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
+import time
+from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -34,6 +37,7 @@ from adapters.network.codec import SUPPORTED, ApiKey, RequestHeader, api_version
 from adapters.network.codec import convert as C
 from adapters.network.codec.apis.metadata import requested_topics
 from adapters.network.controlled_shutdown import ControlledShutdownRouter
+from adapters.network.metadata_answers import MetadataAnswers
 from fsm.broker import BrokerCore, MetadataView, TopicMetadata
 from fsm.effects import Respond
 from fsm.errors import ErrorCode
@@ -66,9 +70,17 @@ class BrokerRequestHandler:
         self.router = router
         self.on_effects = on_effects
         self._correlations = itertools.count(1)
+        self._counts_lock = threading.Lock()
+        self.answers: Counter[tuple[str, str]] = Counter()
+        """(api, "applied" or the error's name) -> controller requests answered so."""
+        self.foreign_epoch_applied = 0
+        self.last_applied: dict[str, float] = {}
+        """api -> wall-clock time (``time.time()``) the last request of it was applied."""
+        self.metadata_answers = MetadataAnswers(lambda: self.core, self.lock,
+                                                self._metadata_wire)
 
     def handle(self, api_key: int, version: int, header: RequestHeader,
-               body: dict[str, Any]) -> dict[str, Any] | None:
+               body: dict[str, Any]) -> dict[str, Any] | bytes | None:
         if api_key in _FROM_WIRE:
             return self._controller_request(api_key, body)
         if api_key == ApiKey.API_VERSIONS:
@@ -85,7 +97,10 @@ class BrokerRequestHandler:
         request = _FROM_WIRE[api_key](body)
         with self.lock:
             correlation = next(self._correlations)
+            own_epoch = self.core.epoch
             effects = self.core.handle(RequestReceived(request, correlation))
+            if api_key == ApiKey.UPDATE_METADATA:  # the cache may have changed
+                self.metadata_answers.updated()
         response: ControllerResponse | None = None
         others = []
         for eff in effects:
@@ -98,7 +113,28 @@ class BrokerRequestHandler:
         if response is None:
             log.error("the broker core gave no answer to %s", _API_NAMES[api_key])
             response = ControllerResponse(_API_NAMES[api_key], ErrorCode.UNKNOWN_SERVER_ERROR)
+        self._count(_API_NAMES[api_key], response.error, request.broker_epoch, own_epoch)
         return C.controller_response_to_wire(response)
+
+    def answer_counts(self) -> tuple[dict[tuple[str, str], int], int, dict[str, float]]:
+        """(``answers``, ``foreign_epoch_applied``, ``last_applied``), copied together."""
+        with self._counts_lock:
+            return dict(self.answers), self.foreign_epoch_applied, dict(self.last_applied)
+
+    def _count(self, api: str, error: int, stamped: object, own_epoch: int | None) -> None:
+        """Tally the answer; an applied request stamped with another broker epoch than the
+        one the broker held when applying it is counted apart (an independent check of the
+        core's KIP-380 fence: it must stay 0)."""
+        result = "applied" if error == ErrorCode.NONE else ErrorCode(error).name
+        with self._counts_lock:
+            self.answers[(api, result)] += 1
+            if error == ErrorCode.NONE:
+                self.last_applied[api] = time.time()
+            if error == ErrorCode.NONE and stamped != own_epoch:
+                self.foreign_epoch_applied += 1
+        if error == ErrorCode.NONE and stamped != own_epoch:
+            log.error("%s stamped broker epoch %s applied by a broker with epoch %s", api,
+                      stamped, own_epoch)
 
     def _controlled_shutdown(self, body: Wire) -> Wire:
         request = C.controlled_shutdown_request_from_wire(body)
@@ -110,12 +146,12 @@ class BrokerRequestHandler:
 
     # ------------------------------------------------------------------ Metadata
 
-    def _metadata(self, version: int, body: Wire) -> Wire:
-        topics = requested_topics(body, version)
-        with self.lock:
-            view = self.core.metadata_cache
-            topic_md = self.core.topic_metadata(topics)
-        return metadata_response(view, topic_md, self.client_listener, self.cluster_id)
+    def _metadata(self, version: int, body: Wire) -> bytes:
+        """The encoded answer (``metadata_answers``: built once per metadata generation)."""
+        return self.metadata_answers.body(version, requested_topics(body, version))
+
+    def _metadata_wire(self, view: MetadataView, topics: tuple[TopicMetadata, ...]) -> Wire:
+        return metadata_response(view, topics, self.client_listener, self.cluster_id)
 
 
 def metadata_response(view: MetadataView, topics: tuple[TopicMetadata, ...], listener: str,

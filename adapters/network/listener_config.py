@@ -9,7 +9,9 @@ with a message naming the offending entry):
   non-zero port;
 - ``PORT`` is 0..65535; 0 binds an ephemeral port (the server reports the bound one);
 - ``HOST`` must be a loopback address (``127.x.y.z``, ``::1``, ``localhost``) unless
-  ``allow_non_loopback`` is given (an explicit flag: kcontrol is a lab tool);
+  ``allow_non_loopback`` is given (an explicit flag: kcontrol is a lab tool); the listener
+  checks again the address it is about to bind (a config built directly, a host name that
+  resolves elsewhere) and refuses a non-loopback one unless the config carries the flag;
 - ``control_plane_listener`` (KIP-291's ``control.plane.listener.name``), when given, names
   one of the listeners, and at least one *other* listener must remain for the data plane.
 
@@ -48,6 +50,9 @@ class ListenerSpec:
 class ListenerConfig:
     listeners: tuple[ListenerSpec, ...]
     control_plane_listener: str | None = None
+    allow_non_loopback: bool = False
+    """Checked again when a listener binds: the address a host resolves to must be loopback
+    unless this is set (``parse_listener_config(..., allow_non_loopback=True)``)."""
 
     @property
     def control_plane(self) -> ListenerSpec | None:
@@ -88,7 +93,7 @@ def parse_listener_config(listeners: str, control_plane_listener: str | None = N
             raise ListenerConfigError(
                 f"control-plane listener {cp} is the only listener: a data-plane listener "
                 f"(e.g. PLAINTEXT://127.0.0.1:9092) is needed for clients")
-    return ListenerConfig(specs, cp)
+    return ListenerConfig(specs, cp, allow_non_loopback)
 
 
 def parse_listeners(value: str, *, allow_non_loopback: bool = False) -> tuple[ListenerSpec, ...]:

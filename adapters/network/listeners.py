@@ -14,7 +14,11 @@ Per connection:
 - oversized, negative-size, truncated or undecodable frames, an API key this listener does
   not accept and an unsupported version of an API other than ApiVersions close **that
   connection only**, with a log line; an unsupported ApiVersions version gets the codec's
-  fallback answer (v0 body, UNSUPPORTED_VERSION, the broker's ApiVersions range).
+  fallback answer (v0 body, UNSUPPORTED_VERSION, the broker's ApiVersions range). Should the
+  codec ever raise anything but its own errors (``adapters.network.wire_fuzz`` checks it
+  does not), that too closes the one connection (``codec_failure``, with the traceback);
+- a listener binds only a loopback address unless its config allows others (checked on the
+  address the host name resolves to, not only by the parser).
 
 Handler threads never touch sockets: they hand the answer frame back through
 ``_respond``, which queues it and wakes the selector (a socketpair).
@@ -23,6 +27,8 @@ Handler threads never touch sockets: they hand the answer frame back through
 from __future__ import annotations
 
 import contextlib
+import errno
+import ipaddress
 import logging
 import selectors
 import socket
@@ -66,8 +72,10 @@ class _Conn:
 class Listener:
     def __init__(self, spec: ListenerSpec, plane: Plane, channel: RequestChannel,
                  supported: Mapping[int, tuple[int, int]], *, max_frame_size: int,
-                 max_pipelined: int = DEFAULT_MAX_PIPELINED) -> None:
+                 max_pipelined: int = DEFAULT_MAX_PIPELINED,
+                 allow_non_loopback: bool = False) -> None:
         self.spec = spec
+        self.allow_non_loopback = allow_non_loopback
         self.plane = plane
         self.channel = channel
         self.supported = dict(supported)
@@ -89,8 +97,13 @@ class Listener:
     # ------------------------------------------------------------------ lifecycle
 
     def bind(self) -> int:
+        """Binds the listener's address; refuses (``OSError``) one that does not resolve to a
+        loopback address unless the config allows it (whatever resolved the host name)."""
         family, kind, proto, _, addr = socket.getaddrinfo(
             self.spec.host, self.spec.port, type=socket.SOCK_STREAM)[0]
+        if not self.allow_non_loopback and not ipaddress.ip_address(addr[0]).is_loopback:
+            raise OSError(errno.EADDRNOTAVAIL, f"{self.spec.host} resolves to {addr[0]}, not a "
+                          f"loopback address (non-loopback listeners must be allowed explicitly)")
         srv = socket.socket(family, kind, proto)
         srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
@@ -219,14 +232,20 @@ class Listener:
             data = conn.pending.popleft()
             try:
                 parsed = parse_request(data, self.supported)
+                answer = parsed.response_frame() if isinstance(parsed, Rejected) \
+                    and parsed.action is Action.REPLY else None
             except DecodeError as exc:
                 self._close(conn, "decode_error", f"garbage request: {exc}", logging.WARNING)
                 return
+            except Exception:  # noqa: BLE001 -- a codec bug must cost one connection, not all
+                log.exception("%s: the codec failed on a %d-byte frame", conn.label, len(data))
+                self._close(conn, "codec_failure", "codec failure", logging.ERROR)
+                return
             if isinstance(parsed, Rejected):
-                if parsed.action is Action.REPLY:
+                if answer is not None:
                     log.info("%s: %s: answered %s", conn.label, parsed.reason,
                              parsed.error.name)
-                    conn.out += parsed.response_frame()
+                    conn.out += answer
                     continue
                 self._close(conn, "rejected", f"{parsed.reason} ({parsed.error.name}, "
                             f"{self.plane.value} plane)", logging.WARNING)

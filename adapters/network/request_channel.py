@@ -41,8 +41,9 @@ class Plane(enum.Enum):
 
 class RequestHandler(Protocol):
     def handle(self, api_key: int, version: int, header: RequestHeader,
-               body: dict[str, Any]) -> dict[str, Any] | None:
-        """The response body for this request (same api and version), or None for none."""
+               body: dict[str, Any]) -> dict[str, Any] | bytes | None:
+        """The response body for this request (same api and version), or None for none;
+        ``bytes`` is a body already encoded for that version."""
 
 
 Reply = Callable[[bytes | None, bool], None]

@@ -80,7 +80,7 @@ class SocketServer:
             plane = Plane.CONTROL if spec.name == config.control_plane_listener else Plane.DATA
             self.listeners[spec.name] = Listener(
                 spec, plane, self.channels[plane], apis[plane], max_frame_size=max_frame_size,
-                max_pipelined=max_pipelined)
+                max_pipelined=max_pipelined, allow_non_loopback=config.allow_non_loopback)
         self._started = False
 
     # ------------------------------------------------------------------ lifecycle

@@ -69,9 +69,11 @@ class ControllerMetrics:
             return Gauge(PREFIX + name, doc, registry=r)
 
         self.active = gauge("ActiveControllerCount", "1 on the active controller, else 0")
-        self.offline = gauge("OfflinePartitionsCount", "partitions without a live leader")
+        self.offline = gauge("OfflinePartitionsCount",
+                             "partitions without a live leader (topics being deleted aside)")
         self.imbalance = gauge("PreferredReplicaImbalanceCount",
-                               "partitions not led by their preferred replica")
+                               "partitions not led by their preferred replica (topics being "
+                               "deleted aside)")
         self.topics = gauge("GlobalTopicCount", "topics")
         self.partitions = gauge("GlobalPartitionCount", "partitions")
         self.state = gauge("ControllerState", "Kafka's ControllerState of the event in hand")
@@ -111,9 +113,10 @@ class ControllerMetrics:
                 g.set(0)
             return
         ctx = controller.ctx
-        offline = sum(1 for s in ctx.partition_state.values()
-                      if s is PartitionState.OfflinePartition)
         deleting = ctx.to_delete
+        # as Kafka's ControllerContext: partitions of topics being deleted are not counted
+        offline = sum(1 for tp, s in ctx.partition_state.items()
+                      if s is PartitionState.OfflinePartition and tp[0] not in deleting)
         assignment = ctx.assignment
         imbalance = 0
         for tp, st in ctx.states.items():

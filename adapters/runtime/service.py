@@ -31,9 +31,11 @@ Session (``fsm.zk_session_states``; kazoo states mapped):
   the controller resigns and discards everything. kazoo then opens a new session by itself;
   its CONNECTED queues ``Startup`` and a ``controller`` marker: re-read, re-register, re-elect.
 
-Resignation (``Resigned``): controller-only watches are disowned (their callbacks carry a
-generation; a stale one enqueues nothing; queued controller-only markers are dropped), timers
-cancelled, channels reset. If ``/controller`` is still owned by this client's session (a write
+Resignation (``Resigned``): the reason logged (and kept in ``resignations``) is the one the
+service knows: the epoch check failed ("fenced"), the connection was lost while a write was in
+flight, or the session expired -- the core itself only hears "fenced" or "session closed".
+Controller-only watches are disowned (their callbacks carry a generation; a stale one enqueues
+nothing; queued controller-only markers are dropped), timers cancelled, channels reset. If ``/controller`` is still owned by this client's session (a write
 reported fenced after a connection loss: see ``adapters.zookeeper.writer``), the service deletes
 it, as Kafka's ``triggerControllerMove`` does, so that an election follows.
 
@@ -51,7 +53,6 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from kazoo.client import KazooClient
 from kazoo.exceptions import (
     ConnectionClosedError,
     ConnectionLoss,
@@ -62,7 +63,7 @@ from kazoo.exceptions import (
     SessionExpiredError,
 )
 from kazoo.handlers.threading import KazooTimeoutError
-from kazoo.protocol.states import EventType, KazooState
+from kazoo.protocol.states import EventType, KazooState, KeeperState
 
 from adapters.runtime.channels import BrokerChannels, LoggingChannels
 from adapters.runtime.event_queue import CLOSED, DEFAULT_CAPACITY, EventQueue, Marker
@@ -70,6 +71,7 @@ from adapters.runtime.metrics import IDLE, ControllerMetrics, controller_state_o
 from adapters.runtime.timers import Timers
 from adapters.zookeeper import codecs
 from adapters.zookeeper import reads as R
+from adapters.zookeeper.connect import ZkAuth, make_client
 from adapters.zookeeper.writer import ZkWriter
 from fsm import zk_paths as P
 from fsm.controller import Controller
@@ -102,6 +104,12 @@ DEFAULT_SESSION_TIMEOUT_MS = 6000
 CONTROLLER_ONLY = frozenset({R.BROKERS, R.TOPICS, R.TOPIC, R.DELETE_TOPICS, R.REASSIGN,
                              R.PREFERRED, R.ISR_CHANGE, R.LOAD})
 _RETRYABLE = (ConnectionLoss, ConnectionClosedError, OperationTimeoutError, KazooTimeoutError)
+_LOST_REASONS = {
+    KeeperState.EXPIRED_SESSION: "ZooKeeper session expired",
+    KeeperState.AUTH_FAILED: "ZooKeeper authentication failed (session closed)",
+    KeeperState.CLOSED: "ZooKeeper session closed",
+}
+"""kazoo's LOST, by the client state it comes with."""
 
 
 class ServiceError(RuntimeError):
@@ -124,6 +132,7 @@ class ControllerService:
         max_request_bytes: int | None = None,
         connect_timeout: float = 15.0,
         metrics_refresh_s: float = 1.0,
+        zookeeper_auth: ZkAuth | None = None,
     ) -> None:
         self.broker_id = broker_id
         self.hosts = hosts
@@ -139,7 +148,9 @@ class ControllerService:
         self.metrics.queue_size.set_function(lambda: self.queue.size)
         self.metrics_port = metrics_port
         self.timers = Timers(self.queue.put)
-        self.client = KazooClient(hosts=hosts, timeout=session_timeout_ms / 1000.0)
+        # with zookeeper_auth: digest-authenticated, and every znode it creates (persistent
+        # parents, /controller, partition states...) is world-readable, writable by it alone
+        self.client = make_client(hosts, auth=zookeeper_auth, timeout=session_timeout_ms / 1000.0)
         self.reader = R.ZkReader(self.client, timeout=max(session_timeout_ms / 1000.0 * 2, 10.0))
         wopts = {} if max_request_bytes is None else {"max_request_bytes": max_request_bytes}
         self.writer = ZkWriter(self.client, **wopts)
@@ -153,6 +164,8 @@ class ControllerService:
         self._held: deque[object] = deque()
         self._connected_once = False
         self._lost = False
+        self._lost_reason = "ZooKeeper session closed"  # what kazoo's LOST meant, in words
+        self._handling: object | None = None  # the event being handed to the controller
         self._thread: threading.Thread | None = None
         self._stopping = False
         self._idle = threading.Condition()
@@ -246,6 +259,8 @@ class ControllerService:
             self.queue.put(SessionStateChange(ZkClientState.CONNECTING))
         elif state == KazooState.LOST:
             self._lost = True
+            self._lost_reason = _LOST_REASONS.get(self.client.client_state,
+                                                  "ZooKeeper session closed")
             self.queue.clear_and_put(SessionStateChange(ZkClientState.CLOSED))
         elif state == KazooState.CONNECTED and self._connected_once:
             if self._lost:
@@ -379,6 +394,7 @@ class ControllerService:
             if isinstance(ev, BrokerChange):
                 self.channels.brokers(ev.live)
             self.metrics.state.set(controller_state_of(ev))
+            self._handling = ev
             effects = ctl.handle(ev)  # type: ignore[arg-type]
             self._drain_log()
             result: WriteResult | None = None
@@ -397,6 +413,15 @@ class ControllerService:
                                                             eff.response)
                 elif isinstance(eff, RemoveBrokerChannel):
                     self.channels.remove_broker(eff.broker_id)
+                    # A bounced broker (same id, new epoch) is live again: removing the old
+                    # incarnation's channel also forgot the broker, so the requests to the
+                    # new one that follow in this round were dropped as "unknown broker"
+                    # (found by `kcontrol chaos`: a deletion never finished, metadata never
+                    # sent). Announce the live brokers again: the new incarnation gets a
+                    # fresh channel, stamped with its new epoch.
+                    if isinstance(ev, BrokerChange) and any(
+                            b.broker_id == eff.broker_id for b in ev.live):
+                        self.channels.brokers(ev.live)
                 elif isinstance(eff, StartTimer):
                     self.timers.start(eff.kind, eff.delay_ms)
                 elif isinstance(eff, CancelTimer):
@@ -421,8 +446,8 @@ class ControllerService:
         result = self.writer.execute(write)
         dt = time.monotonic() - t0
         if result.fenced:
-            log.warning("%s write #%d (%d ops) FENCED", self._log_prefix, write.token,
-                        len(write.ops))
+            log.warning("%s write #%d (%d ops) reported fenced: %s", self._log_prefix,
+                        write.token, len(write.ops), self.writer.fence_reason)
         else:
             log.info("%s write #%d: %d ops in %.3f s%s", self._log_prefix, write.token,
                      len(write.ops), dt,
@@ -442,10 +467,24 @@ class ControllerService:
         self.elections.append(eff.epoch)
         log.info("%s became controller with epoch %d", self._log_prefix, eff.epoch)
 
+    def _resignation_reason(self, eff: Resigned) -> str:
+        """What made the controller resign, as this service knows it. The core hears only
+        ``WriteResult(fenced=True)`` or ``SessionStateChange(CLOSED)``, and a write that could
+        not finish is reported fenced too (its outcome is unknown): the writer and the session
+        listener say which it was -- fenced by the epoch check, connection lost, session
+        expired."""
+        ev = self._handling
+        if isinstance(ev, WriteResult) and ev.fenced and self.writer.fence_reason:
+            return self.writer.fence_reason
+        if isinstance(ev, SessionStateChange) and ev.state is ZkClientState.CLOSED:
+            return self._lost_reason
+        return eff.reason
+
     def _resigned(self, eff: Resigned) -> None:
         self._gen += 1
-        self.resignations.append(eff.reason)
-        log.warning("%s resigned: %s", self._log_prefix, eff.reason)
+        reason = self._resignation_reason(eff)
+        log.warning("%s resigned: %s", self._log_prefix, reason)
+        self.resignations.append(reason)
         self.queue.retain(lambda it: not (isinstance(it, Marker) and it.kind in CONTROLLER_ONLY))
         self._held = deque(it for it in self._held
                            if not (isinstance(it, Marker) and it.kind in CONTROLLER_ONLY))

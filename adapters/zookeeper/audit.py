@@ -11,9 +11,10 @@ Three layers, each usable alone:
   ``GlobalView`` with the parts a live audit can see (ZooKeeper data); the controllers' and
   brokers' parts are absent.
 - ``audit(client)`` / ``audit_state(state)`` -> ``list[AuditViolation]``: one ``znode-decodes``
-  violation per undecodable znode, the catalogue's ``check_state(view)``, and the snapshot
-  checks the catalogue does not have yet (``VIEW_CHECKS`` over ``GlobalView``, ``STATE_CHECKS``
-  over ``ZkState`` for what needs zxids).
+  violation per undecodable znode, the catalogue's ``check_state(view)``, the catalogue's
+  quiescent invariants a snapshot can still check (``VIEW_CHECKS``: a leader is a registered
+  broker or -1), and the checks over ``ZkState`` that need zxids, which ``GlobalView`` lacks
+  (``STATE_CHECKS``: ``/controller`` created by the multi that bumped ``/controller_epoch``).
 
 Extension point (brokers' metadata over the wire, a later issue): pass ``sources`` to
 ``audit``/``audit_state``. A ``ViewSource`` is called with the ``ZkState`` and returns fields of
@@ -26,7 +27,7 @@ their own (``Source``: ``ZkState -> list[Violation]``).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,7 +40,6 @@ from adapters.zookeeper.codecs import decode
 from adapters.zookeeper.multi_read import children_many, read_many
 from fsm import zk_paths
 from fsm.values import (
-    NO_LEADER,
     BrokerInfo,
     PartitionStateZk,
     TopicAssignment,
@@ -51,8 +51,8 @@ from fsm.znodes import (
     PreferredElectionZnode,
     ReassignmentZnode,
 )
-from invariants import Violation, check_state
-from invariants.registry import STATE, Invariant, invariant
+from invariants import Violation, by_name, check_state
+from invariants.registry import Invariant
 from invariants.view import GlobalView, PartitionStateView, ZkView
 
 ZNODE_DECODES = "znode-decodes"
@@ -294,43 +294,25 @@ def view_from_zookeeper(client: KazooClient) -> GlobalView:
     return view_from_state(read_zk_state(client))
 
 
-# ---------------------------------------------------------------- checks the catalogue lacks
+# ---------------------------------------------------------------- checks beyond check_state
 
 
-def _tp(tp: TopicPartition) -> str:
-    return f"{tp[0]}-{tp[1]}"
-
-
-@invariant(STATE, "issue 4 live audit; Kafka's partition state znode ('leader -1 means none')")
-def leader_is_registered_or_none(view: GlobalView) -> Iterator[str]:
-    """A partition's leader in ZooKeeper is a registered broker (``/brokers/ids/<id>``) or -1.
-
-    The controller elects only live brokers and moves leadership off a broker whose
-    registration disappears. A leader that is not registered means clients are sent to a
-    broker that is gone: the partition is offline while ZooKeeper claims it is not. (A live
-    snapshot can catch the short window between a broker's death and the controller's
-    reaction; a violation that persists across audits is real.)
-    """
-    zk = view.zk
-    if zk is None:
-        return
-    for tp, st in zk.partitions:
-        if st.leader != NO_LEADER and st.leader not in zk.registered:
-            yield (
-                f"{_tp(tp)}: leader {st.leader} is not a registered broker "
-                f"(registered: {sorted(zk.registered)})"
-            )
-
-
-VIEW_CHECKS: tuple[Invariant, ...] = (leader_is_registered_or_none,)
-"""Predicates over ``GlobalView`` that belong in the catalogue and are not there yet."""
+VIEW_CHECKS: tuple[Invariant, ...] = (by_name("leader_is_registered_or_none"),)
+"""Catalogue invariants the audit runs besides ``check_state``: quiescent ones that a snapshot
+can check although it cannot tell whether something is in flight (each says, in its
+documentation, what a one-off violation may mean)."""
 
 
 def controller_elected_with_epoch(state: ZkState) -> list[Violation]:
     """``/controller`` and ``/controller_epoch`` agree: the controller won by the one ``multi``
     that created ``/controller`` and incremented ``/controller_epoch``, so ``/controller``'s
     czxid is ``/controller_epoch``'s mzxid; and ``/controller`` never exists without
-    ``/controller_epoch``. (Over ``ZkState``: ``ZkView`` has no zxids.)"""
+    ``/controller_epoch``.
+
+    Kept here, over ``ZkState``, rather than in the invariant catalogue: it compares zxids
+    (``/controller``'s czxid, ``/controller_epoch``'s mzxid), and ``GlobalView``'s ``ZkView``
+    holds no zxids -- nor does the model checker's in-memory ZooKeeper give its znodes
+    ZooKeeper's zxids to put there -- so it cannot be a predicate over ``GlobalView`` yet."""
     name = "controller_elected_with_epoch"
     if state.controller is None:
         return []
@@ -398,8 +380,8 @@ def audit_state(
     state: ZkState, checks: Sequence[Source] = (), sources: Sequence[ViewSource] = ()
 ) -> list[AuditViolation]:
     """Every violation in ``state``: undecodable znodes (``znode-decodes``), the catalogue's
-    state invariants over the view (``view_from_state`` plus what ``sources`` add), the checks
-    the catalogue lacks (``VIEW_CHECKS``, ``STATE_CHECKS``), then ``checks``."""
+    state invariants over the view (``view_from_state`` plus what ``sources`` add), the
+    catalogue's ``VIEW_CHECKS``, the zxid checks (``STATE_CHECKS``), then ``checks``."""
     rows = [AuditViolation(ZNODE_DECODES, e.path, e.reason) for e in state.decode_errors]
     parts: dict[str, Any] = {}
     for source in sources:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import chain
 from typing import Any, NoReturn
 
 from adapters.zookeeper.codec_errors import ZnodeDecodeError
@@ -27,12 +28,18 @@ def _no_constants(name: str) -> NoReturn:
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"key {key!r} appears twice")
-        out[key] = value
+    out = dict(pairs)
+    if len(out) != len(pairs):  # a key appears twice: name the first one
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"key {key!r} appears twice")
+            seen.add(key)
     return out
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
+"""Strict JSON: no duplicate keys, no NaN/Infinity (one decoder, not one per ``json.loads``)."""
 
 
 def describe(value: Any) -> str:
@@ -73,7 +80,7 @@ class Reader:
     def json_object(self, data: bytes | None) -> dict[str, Any]:
         text = self.text(data)
         try:
-            value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
+            value = _DECODER.decode(text)
         except (ValueError, RecursionError) as exc:
             self.fail(f"data is not JSON ({exc}): {describe(text)}")
         if not isinstance(value, dict):
@@ -150,6 +157,13 @@ class Reader:
 
     def broker_ids(self, value: Any, what: str, *, nonempty: bool = False) -> tuple[int, ...]:
         """A replica list or ISR: non-negative int32 broker ids, none twice."""
+        ids = fast_broker_ids(value)
+        if ids is not None and (ids or not nonempty):
+            return ids
+        return self._broker_ids(value, what, nonempty=nonempty)
+
+    def _broker_ids(self, value: Any, what: str, *, nonempty: bool = False) -> tuple[int, ...]:
+        """``broker_ids`` item by item, for the error message."""
         items = self.array(value, what)
         if nonempty and not items:
             self.fail(f"{what} is empty")
@@ -161,6 +175,9 @@ class Reader:
 
     def partition_key(self, key: str, what: str) -> int:
         """A partition id written as a JSON object key: ``"0"``, ``"12"``."""
+        p = fast_partition_key(key)
+        if p is not None:
+            return p
         if not _DIGITS.fullmatch(key) or int(key) > INT32_MAX:
             self.fail(f"{what} has key {key!r}, which is not a partition id (0..{INT32_MAX})")
         return int(key)
@@ -171,6 +188,69 @@ class Reader:
         if not legal_topic(value):
             self.fail(f"{what} {describe(value)} is not a legal Kafka topic name")
         return value
+
+
+def fast_broker_ids(value: Any) -> tuple[int, ...] | None:
+    """``value`` as broker ids if it is a list of distinct int32 broker ids, else None (the caller
+    then checks item by item to say what is wrong). C-level calls only: a failover decodes
+    hundreds of thousands of these lists."""
+    if type(value) is not list:
+        return None
+    if not value:
+        return ()
+    if set(map(type, value)) != _INT_ONLY:  # bool is not int here, nor float
+        return None
+    if min(value) < 0 or max(value) > INT32_MAX or len(set(value)) != len(value):
+        return None
+    return tuple(value)
+
+
+_INT_ONLY = {int}
+
+
+def fast_assignment(value: Any) -> list[tuple[int, tuple[int, ...]]] | None:
+    """A whole assignment object (``{"0": [1, 2], ...}``: partition-id keys, each a non-empty list
+    of distinct int32 broker ids) checked with C-level calls over all partitions at once, as
+    ``(partition, replicas)`` pairs sorted by partition; None if anything is off (the caller then
+    checks partition by partition to say what)."""
+    if type(value) is not dict:
+        return None
+    if not value:
+        return []
+    keys = list(value)
+    lists = list(value.values())
+    joined = "".join(keys)
+    if not (joined.isascii() and joined.isdigit()) or min(map(len, keys)) < 1 \
+            or max(map(len, keys)) > 10:
+        return None
+    parts = list(map(int, keys))
+    if max(parts) > INT32_MAX or len(set(parts)) != len(parts):  # "1" and "01" are one id
+        return None
+    if set(map(type, lists)) != _LIST_ONLY:
+        return None
+    flat = list(chain.from_iterable(lists))
+    if set(map(type, flat)) != _INT_ONLY or min(flat) < 0 or max(flat) > INT32_MAX:
+        return None
+    replicas = list(map(tuple, lists))
+    # a topic repeats a few replica lists: check each distinct one (all items are ints by now,
+    # so equal tuples really are equal lists)
+    if any(not t or len(set(t)) != len(t) for t in set(replicas)):  # empty, or a broker twice
+        return None
+    pairs = list(zip(parts, replicas, strict=True))
+    pairs.sort()
+    return pairs
+
+
+_LIST_ONLY = {list}
+
+
+def fast_partition_key(key: str) -> int | None:
+    """A partition-id object key (``"0"``, ``"12"``: ASCII digits, at most int32), else None."""
+    if key.isascii() and key.isdigit() and len(key) <= 10:
+        p = int(key)
+        if p <= INT32_MAX:
+            return p
+    return None
 
 
 def legal_topic(name: str) -> bool:

@@ -35,10 +35,12 @@ from typing import Any
 
 from kazoo.client import KazooClient
 from kazoo.exceptions import NoNodeError
+from kazoo.protocol.serialization import Exists
 
 from adapters.zookeeper import codecs
+from adapters.zookeeper.codec_decode import decode_partition_state
 from adapters.zookeeper.codecs import ZnodeDecodeError, broker_info
-from adapters.zookeeper.multi_read import read_many
+from adapters.zookeeper.multi_read import call_many, full_path, read_batches, read_many
 from fsm import zk_paths as P
 from fsm.events import (
     BrokerChange,
@@ -103,7 +105,9 @@ class PartitionStateDecoder:
     def __call__(self, path: str, data: bytes) -> LeaderAndIsr:
         li = self._memo.get(data)
         if li is None:
-            li = codecs.decode(path, data)
+            # the paths are built by ``zk_paths.partition_state`` for topics whose znode decoded
+            # (so legal names): the codec itself, without classifying the path
+            li = decode_partition_state(path, data)
             if len(self._memo) >= self._max:
                 self._memo.clear()
             self._memo[data] = li
@@ -121,6 +125,7 @@ class ZkReader:
         self.log = logger or log
         self.bad: list[str] = []
         self.decode_state = PartitionStateDecoder()
+        self._epoch_malformed = False  # the last read of /controller_epoch could not be decoded
 
     # ------------------------------------------------------------------ helpers
 
@@ -163,21 +168,33 @@ class ZkReader:
 
     def controller_epoch(self) -> tuple[int, int]:
         """``/controller_epoch``'s value and znode version ((0, -1) when absent)."""
+        self._epoch_malformed = False
         got = self._get(P.CONTROLLER_EPOCH)
         if got is None:
             return 0, -1
         data, stat = got
-        value = self._decode(P.CONTROLLER_EPOCH, data, "epoch read as 0")
+        value = self._decode(P.CONTROLLER_EPOCH, data, "no election until it is repaired")
+        self._epoch_malformed = not isinstance(value, ControllerEpochZnode)
         return (value.epoch if isinstance(value, ControllerEpochZnode) else 0), stat.version
 
     def controller_change(self, watch: Watch = _no_watch) -> ControllerChange:
-        got = self._get(P.CONTROLLER, watch(CONTROLLER, ""))
+        """``/controller`` and ``/controller_epoch``. A malformed epoch cannot be raised (an
+        election on "0" would send the brokers an epoch lower than the one they know, and they
+        would ignore the new controller): the change then says the controller is unknown, so
+        nobody elects (an active controller resigns), and ``/controller_epoch`` gets the same
+        watch as ``/controller``, so an operator's repair brings the election."""
+        w = watch(CONTROLLER, "")
+        got = self._get(P.CONTROLLER, w)
         epoch, version = self.controller_epoch()
         active: int | None = None
         if got is not None:
             value = self._decode(P.CONTROLLER, got[0], "controller unknown")
             active = value.broker_id if isinstance(value, ControllerZnode) \
                 else UNKNOWN_CONTROLLER
+        if version >= 0 and self._epoch_malformed:
+            active = UNKNOWN_CONTROLLER
+            if w is not None:
+                self.client.exists(P.CONTROLLER_EPOCH, watch=w)
         return ControllerChange(active, epoch, version)
 
     def controller_owner(self) -> int | None:
@@ -225,15 +242,26 @@ class ZkReader:
         """Many topic znodes: data watches registered pipelined (exists), then one bulk read.
         A topic changed between the two fires its watch: the change is re-read, never lost."""
         topics = sorted(topics)
-        c = self.client
-        pending = []
+        pending = self._watch_topics(topics, watch)
+        out = self._read_topics(topics)
+        for r in pending:
+            r.get(timeout=self.timeout)
+        return out
+
+    def _watch_topics(self, topics: list[str], watch: Watch) -> list[Any]:
+        """Set the topic znodes' data watches (exists requests queued at once, ``call_many``);
+        the answers are left to the caller to await. Requests on a session are served in order,
+        so every read sent after this call sees the znodes with their watches set."""
+        chroot = self.client.chroot
+        requests = []
         for t in topics:
             w = watch(TOPIC, t)
             if w is not None:
-                pending.append(c.exists_async(P.topic(t), watch=w))
-        for r in pending:
-            r.get(timeout=self.timeout)
-        got = read_many(c, [P.topic(t) for t in topics], timeout=self.timeout,
+                requests.append(Exists(full_path(chroot, P.topic(t)), w))
+        return call_many(self.client, requests)
+
+    def _read_topics(self, topics: list[str]) -> list[tuple[str, TopicAssignment]]:
+        got = read_many(self.client, [P.topic(t) for t in topics], timeout=self.timeout,
                         expected_znode_bytes=4096)
         out = []
         for t in topics:
@@ -257,22 +285,30 @@ class ZkReader:
 
     def partition_states(self, tps: Iterable[TopicPartition]
                          ) -> list[tuple[TopicPartition, PartitionStateZk]]:
+        """The state znodes of ``tps`` (distinct), decoded batch by batch as the answers arrive
+        (the next batches are in flight meanwhile)."""
         tps = list(tps)
         paths = [P.partition_state(t, p) for t, p in tps]
-        got = read_many(self.client, paths, timeout=self.timeout)
         out = []
+        append = out.append
         decode = self.decode_state
-        for tp, path in zip(tps, paths, strict=True):
-            r = got.get(path)
-            if not isinstance(r, tuple):
-                continue  # no state znode yet: a New partition
-            data, stat = r
-            try:
-                li = decode(path, data)
-            except ZnodeDecodeError as exc:
-                self._skip(exc, f"partition {tp[0]}-{tp[1]}")
-                continue
-            out.append((tp, PartitionStateZk(li, stat.version)))
+        # (bytes, version) -> value: thousands of partitions share both (same leader, ISR,
+        # epochs, never rewritten), and a lookup is cheaper than building the value
+        known: dict[tuple[bytes, int], PartitionStateZk] = {}
+        for start, end, replies in read_batches(self.client, paths, timeout=self.timeout):
+            for tp, path, r in zip(tps[start:end], paths[start:end], replies, strict=True):
+                if type(r) is not tuple:
+                    continue  # no state znode yet: a New partition
+                key = (r[0], r[1].version)
+                state = known.get(key)
+                if state is None:
+                    try:
+                        state = PartitionStateZk(decode(path, key[0]), key[1])
+                    except ZnodeDecodeError as exc:
+                        self._skip(exc, f"partition {tp[0]}-{tp[1]}")
+                        continue
+                    known[key] = state
+                append((tp, state))
         return out
 
     # ------------------------------------------------------------------ admin
@@ -318,15 +354,27 @@ class ZkReader:
     def cluster_snapshot(self, watch: Watch = _no_watch) -> ClusterSnapshot:
         """Everything a new controller loads, registering the controller's watches."""
         self.bad = []
+        # ISR change notifications are listed *before* the partition states are read: a
+        # leader writes its state, then its notification, so every notification listed here
+        # is covered by the states read below, and the new controller may delete them. Listed
+        # after, a notification written meanwhile was deleted unread while the state read
+        # had missed its change: the ISR change never reached any broker's metadata (found by
+        # `kcontrol chaos`). Later ones fire the watch set here. (Kafka deletes the
+        # notifications before it loads the controller context, for the same reason.)
+        isr = self._children(P.ISR_CHANGE_NOTIFICATION, watch(ISR_CHANGE, ""))
         live = self.live_brokers(watch)
-        names = self._children(P.TOPICS, watch(TOPICS, ""))
-        topics = self.topic_assignments(names, watch)
+        names = sorted(self._children(P.TOPICS, watch(TOPICS, "")))
+        # the topic watches' answers are awaited last: kazoo spends a round of Python per
+        # request, and the partition states are read and decoded meanwhile
+        pending = self._watch_topics(names, watch)
+        topics = self._read_topics(names)
         tps = [(t, p) for t, a in topics for p, _ in a.partitions]
         states = self.partition_states(tps)
+        for r in pending:
+            r.get(timeout=self.timeout)
         deleting = self.deletion_request(watch).topics
         reassign = self.reassignment_request(watch)
         preferred = self.preferred_request(watch)
-        isr = self._children(P.ISR_CHANGE_NOTIFICATION, watch(ISR_CHANGE, ""))
         return ClusterSnapshot(
             live_brokers=live,
             topics=tuple(topics),

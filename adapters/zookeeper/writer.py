@@ -47,27 +47,46 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from kazoo.client import KazooClient
 from kazoo.exceptions import (
+    EXCEPTIONS,
     BadVersionError,
+    ConnectionClosedError,
+    ConnectionDropped,
+    ConnectionLoss,
     KazooException,
     NodeExistsError,
     NoNodeError,
     NotEmptyError,
+    OperationTimeoutError,
     RolledBackError,
     RuntimeInconsistency,
+    SessionExpiredError,
 )
 from kazoo.handlers.threading import KazooTimeoutError
-from kazoo.protocol.paths import _prefix_root
-from kazoo.protocol.serialization import CheckVersion, Create, Delete, SetData, Transaction
+from kazoo.protocol.serialization import (
+    CheckVersion,
+    Create,
+    Delete,
+    SetData,
+    Transaction,
+    int_struct,
+    multiheader_struct,
+    read_string,
+    stat_struct,
+    write_string,
+)
+from kazoo.protocol.states import ZnodeStat
 from kazoo.security import OPEN_ACL_UNSAFE
 
 from adapters.zookeeper import codecs
-from adapters.zookeeper.multi_read import JUTE_MAXBUFFER, children_many, read_many
+from adapters.zookeeper.codec_encode import encode_partition_state
+from adapters.zookeeper.codec_fields import INT32_MAX, legal_topic
+from adapters.zookeeper.multi_read import JUTE_MAXBUFFER, children_many, full_path, read_many
 from fsm import zk_paths
 from fsm.effects import CheckOp, CreateOp, DeleteOp, SetDataOp, ZkOp, ZkWrite
 from fsm.events import WriteFailure, WriteResult
@@ -82,7 +101,6 @@ DEFAULT_MAX_BATCH_OPS = 1000
 0.39 s in batches of 5,000, on a loaded machine)."""
 FRAME_OVERHEAD = 4 + 4 + 4  # length prefix, xid, opcode
 MULTI_HEADER = 9  # type:int done:bool err:int
-_ACL_BYTES = 4 + sum(4 + 4 + len(a.id.scheme) + 4 + len(a.id.id) for a in OPEN_ACL_UNSAFE)
 _INNOCENT = (RolledBackError, RuntimeInconsistency)
 
 CODES: dict[type, str] = {
@@ -106,42 +124,130 @@ class WriteAborted(Exception):
     """A batch failed as a whole: connection loss, session expiry, timeout (not a per-op error)."""
 
 
+def abort_reason(exc: BaseException, token: int) -> str:
+    """Why a write that could not finish is reported fenced, in words: the session expired, or
+    the connection was lost (or went silent) with the outcome unknown."""
+    cause = exc.__cause__ if isinstance(exc, WriteAborted) and exc.__cause__ else exc
+    if isinstance(cause, SessionExpiredError):
+        return f"ZooKeeper session expired while write #{token} was in flight"
+    if isinstance(cause, KazooTimeoutError | OperationTimeoutError):
+        return (f"no answer to write #{token} in time: connection presumed lost, outcome "
+                "unknown")
+    if isinstance(cause, ConnectionLoss | ConnectionClosedError | ConnectionDropped):
+        return f"connection to ZooKeeper lost while write #{token} was in flight: outcome unknown"
+    return f"write #{token} aborted ({type(cause).__name__}): outcome unknown"
+
+
 @dataclass(slots=True)
 class _Planned:
-    """One kazoo request of a write: its size, the op it comes from (index into the write's
-    ops) and whether it was added by the writer (a parent create, a child delete)."""
+    """One op of a ``multi`` as it goes on the wire (its multi header and the request, the same
+    bytes as kazoo's ``MultiHeader(...).serialize() + op.serialize()``), the op it comes from
+    (index into the write's ops) and whether it was added by the writer (a parent create, a
+    child delete)."""
 
-    request: Any
-    size: int
+    kind: int  # the ZooKeeper opcode: CREATE, DELETE, SET_DATA, CHECK
+    payload: bytes
     origin: int
     synthetic: bool
 
 
-def _request_size(req: Any) -> int:
-    path_len = 4 + len(req.path.encode("utf-8"))
-    if isinstance(req, Create):
-        return MULTI_HEADER + path_len + 4 + len(req.data) + _ACL_BYTES + 4
-    if isinstance(req, SetData):
-        return MULTI_HEADER + path_len + 4 + len(req.data) + 4
-    return MULTI_HEADER + path_len + 4  # Delete, CheckVersion
+CREATE, DELETE, SET_DATA, CHECK = Create.type, Delete.type, SetData.type, CheckVersion.type
+_HEAD = {kind: multiheader_struct.pack(kind, False, -1) for kind in (CREATE, DELETE, SET_DATA, CHECK)}
+_END = multiheader_struct.pack(-1, True, -1)
+_INT = int_struct.pack
+_OPEN_ACL = _INT(len(OPEN_ACL_UNSAFE)) + b"".join(
+    _INT(a.perms) + write_string(a.id.scheme) + write_string(a.id.id) for a in OPEN_ACL_UNSAFE)
+"""The ACL list ``OPEN_ACL_UNSAFE`` (count, then each ACL) as a create carries it."""
 
 
-_STATE_MEMO: dict[LeaderAndIsr, bytes] = {}
-_STATE_MEMO_MAX = 100_000
+def _acl_wire(acl: Sequence[Any]) -> bytes:
+    """An ACL list as a create carries it: the client's ``default_acl`` when it has one (with
+    ``--zookeeper-auth``: world READ, ALL for kcontrol's identity), else the open ACL."""
+    if not acl:
+        return _OPEN_ACL
+    return _INT(len(acl)) + b"".join(
+        _INT(a.perms) + write_string(a.id.scheme) + write_string(a.id.id) for a in acl)
+_OPS = frozenset({CreateOp, SetDataOp, DeleteOp, CheckOp})
+
+
+def _payload(kind: int, path: str, data: bytes = b"", version: int = -1, flags: int = 0,
+             acl: bytes = _OPEN_ACL) -> bytes:
+    """The multi header and request of one op, as kazoo serializes it (``path`` chrooted)."""
+    p = path.encode("utf-8")
+    if kind == SET_DATA:
+        return b"".join((_HEAD[SET_DATA], _INT(len(p)), p, _INT(len(data)), data, _INT(version)))
+    if kind == CREATE:
+        return b"".join((_HEAD[CREATE], _INT(len(p)), p, _INT(len(data)), data, acl,
+                         _INT(flags)))
+    return b"".join((_HEAD[kind], _INT(len(p)), p, _INT(version)))  # DELETE, CHECK
+
+
+class _Multi(tuple):
+    """A ``multi`` request (opcode 14) of ops already serialized: the request object kazoo's
+    connection sends (``type``, ``serialize``) and whose reply it hands to ``deserialize``. Its
+    results are those of kazoo's ``Transaction`` (a created path, ``True``, a ``ZnodeStat``, or
+    the op's exception), and kazoo strips the chroot from created paths for any request of type
+    14, as for its own transactions."""
+
+    __slots__ = ()
+    type = Transaction.type
+
+    def serialize(self) -> bytes:
+        return b"".join(self) + _END
+
+    @classmethod
+    def deserialize(cls, buf: bytes, offset: int) -> list[Any]:
+        header, length = multiheader_struct.unpack_from, int_struct.unpack_from
+        stat_of, make_stat, stat_size = stat_struct.unpack_from, ZnodeStat._make, stat_struct.size
+        results: list[Any] = []
+        append = results.append
+        while True:
+            kind, done, _ = header(buf, offset)
+            offset += 9
+            if done:
+                return results
+            if kind == SET_DATA:
+                append(make_stat(stat_of(buf, offset)))
+                offset += stat_size
+            elif kind == CREATE:
+                path, offset = read_string(buf, offset)
+                append(path)
+            elif kind in (DELETE, CHECK):
+                append(True)
+            elif kind == -1:
+                append(EXCEPTIONS[length(buf, offset)[0]]())
+                offset += 4
+            else:
+                raise ValueError(f"multi reply: unexpected result type {kind}")
+
+
+_STATE_PREFIX, _STATE_SUFFIX = zk_paths.TOPICS + "/", "/state"
+_LEGAL_TOPICS: dict[str, bool] = {}  # topic name -> legal_topic(name), bounded
+
+
+def _is_state_path(path: str) -> bool:
+    """``path`` is a partition state znode of Kafka's layout: what ``codec_paths.classify`` says
+    (a legal topic name, a partition id without leading zeros within int32), without its
+    regular expressions, and each topic's name checked once."""
+    if not (path.startswith(_STATE_PREFIX) and path.endswith(_STATE_SUFFIX)):
+        return False
+    topic, sep, num = path[len(_STATE_PREFIX):-len(_STATE_SUFFIX)].partition("/partitions/")
+    if not (sep and num.isascii() and num.isdigit() and len(num) <= 10) \
+            or (num[0] == "0" and num != "0") or int(num) > INT32_MAX:
+        return False
+    legal = _LEGAL_TOPICS.get(topic)
+    if legal is None:
+        if len(_LEGAL_TOPICS) >= 100_000:
+            _LEGAL_TOPICS.clear()
+        legal = _LEGAL_TOPICS[topic] = legal_topic(topic)
+    return legal
 
 
 def _encode(path: str, value: object, sequential: bool) -> bytes:
-    """The codecs' bytes for ``value`` at ``path``. Partition states are memoised by value (their
-    bytes do not depend on the path; a failover writes many equal values): the path is checked
-    with the cheap ``zk_paths.parse_partition_state`` and the codec runs on a miss."""
-    if type(value) is LeaderAndIsr and zk_paths.parse_partition_state(path) is not None:
-        data = _STATE_MEMO.get(value)
-        if data is None:
-            data = codecs.encode(path, value)
-            if len(_STATE_MEMO) >= _STATE_MEMO_MAX:
-                _STATE_MEMO.clear()
-            _STATE_MEMO[value] = data
-        return data
+    """The codecs' bytes for ``value`` at ``path``. Partition states (most of what a controller
+    writes) go straight to their encoder after a cheap check of the path."""
+    if type(value) is LeaderAndIsr and _is_state_path(path):
+        return encode_partition_state(path, value)
     # A sequential create names a prefix; the codec classifies the full (suffixed) name.
     return codecs.encode(path + "0000000000" if sequential else path, value)
 
@@ -170,33 +276,42 @@ class ZkWriter:
         self.timeout = timeout if timeout is not None else max(
             client._session_timeout / 1000.0 * 2, 10.0)
         self.batches_sent = 0  # statistics (tests, benchmarks)
+        self.fence_reason: str | None = None
+        """Why the last ``execute`` answered ``fenced`` (None when it did not)."""
 
     # ------------------------------------------------------------------ public
 
     def execute(self, write: ZkWrite) -> WriteResult:
-        """Commit ``write``; the answer the controller must get before any other event."""
+        """Commit ``write``; the answer the controller must get before any other event. When
+        the answer is ``fenced``, ``fence_reason`` says why (the check failed, or the write
+        could not finish: connection lost, session expired)."""
+        self.fence_reason = None
         try:
-            if write.fence_version is None:
-                return self._unfenced(write)
-            return self._fenced(write)
+            result = self._unfenced(write) if write.fence_version is None else self._fenced(write)
         except (WriteAborted, KazooException, KazooTimeoutError) as exc:
-            log.warning("write #%d aborted (%s: %s): reported fenced", write.token,
-                        type(exc).__name__, exc)
+            self.fence_reason = abort_reason(exc, write.token)
+            log.warning("write #%d aborted (%s: %s): reported fenced (%s)", write.token,
+                        type(exc).__name__, exc, self.fence_reason)
             return WriteResult(write.token, fenced=True)
+        if result.fenced:
+            self.fence_reason = (f"fenced: write #{write.token}'s check of "
+                                 f"{zk_paths.CONTROLLER_EPOCH} failed (another controller was "
+                                 "elected)")
+        return result
 
     def execute_unfenced_ops(self, ops: Sequence[ZkOp]) -> tuple[list[WriteFailure], list[str]]:
         """A broker's own writes (``BrokerZkWrite``): each op in its own ``multi`` (pipelined),
         no epoch fence. Returns the failures and, per op, the path created (sequential names
         resolved) or the op's path. Raises ``WriteAborted`` on connection loss."""
-        planned, bad = self._plan(ops)
+        bad: list[tuple[int, str]] = []
         groups: dict[int, list[_Planned]] = {}
-        for p in planned:
+        for p in self._plan(ops, bad):
             groups.setdefault(p.origin, []).append(p)
-        batches = [groups[i] for i in sorted(groups)]
-        results = self._run_batches(None, batches, stop_on_fence=False)
+        sent = self._run_batches(None, [groups[i] for i in sorted(groups)], stop_on_fence=False)
+        assert sent is not None
         created = [op.path for op in ops]
         culprits: list[tuple[int, str]] = list(bad)
-        for batch, res in zip(batches, results, strict=True):
+        for batch, res in sent:
             for p, r in zip(batch, res, strict=True):
                 if isinstance(r, KazooException):
                     if not isinstance(r, _INNOCENT) and not self._ignorable(p, r):
@@ -207,12 +322,14 @@ class ZkWriter:
 
     # ------------------------------------------------------------------ planning
 
-    def _plan(self, ops: Sequence[ZkOp]) -> tuple[list[_Planned], list[tuple[int, str]]]:
-        """The kazoo requests for ``ops``, and the ops that cannot be encoded (a bug in
-        whoever decided them: reported as failures with code ``EncodeError``, never sent)."""
+    def _plan(self, ops: Sequence[ZkOp], bad: list[tuple[int, str]]) -> Iterator[_Planned]:
+        """The wire form of ``ops``, op by op (a generator: the first batches are sent while the
+        later ops are still being encoded). Ops that cannot be encoded (a bug in whoever decided
+        them) are appended to ``bad`` with code ``EncodeError``, never sent. The reads the plan
+        needs (existing parents, subtrees to delete) are made before the first op is yielded."""
+        if strays := [op for op in ops if type(op) not in _OPS]:
+            raise TypeError(f"not a ZooKeeper op: {strays[0]!r}")  # before anything is sent
         chroot = self.client.chroot
-        out: list[_Planned] = []
-        bad: list[tuple[int, str]] = []
         # parents of make_parents creates: one bulk existence read for all of them
         wanted: list[str] = []
         for op in ops:
@@ -224,37 +341,52 @@ class ZkWriter:
             existing = {p for p, r in got.items() if not isinstance(r, KazooException)}
         subtrees = self._subtrees([op.path for op in ops
                                    if isinstance(op, DeleteOp) and op.recursive])
+        return self._plan_ops(ops, bad, chroot, existing, subtrees,
+                              _acl_wire(self.client.default_acl))
+
+    @staticmethod
+    def _plan_ops(ops: Sequence[ZkOp], bad: list[tuple[int, str]], chroot: str,
+                  existing: set[str], subtrees: dict[str, list[str]],
+                  acl: bytes = _OPEN_ACL) -> Iterator[_Planned]:
         for i, op in enumerate(ops):
-            try:
-                data = b"" if not isinstance(op, CreateOp | SetDataOp) else \
-                    _encode(op.path, op.data, isinstance(op, CreateOp) and op.sequential)
-            except codecs.ZnodeEncodeError as exc:
-                log.error("cannot encode %s: %s (op not sent)", op.path, exc)
-                bad.append((i, "EncodeError"))
-                continue
-            if isinstance(op, CreateOp):
+            cls = type(op)
+            if cls is SetDataOp:  # the common case first
+                try:
+                    data = _encode(op.path, op.data, False)
+                except codecs.ZnodeEncodeError as exc:
+                    log.error("cannot encode %s: %s (op not sent)", op.path, exc)
+                    bad.append((i, "EncodeError"))
+                    continue
+                yield _Planned(SET_DATA, _payload(SET_DATA, full_path(chroot, op.path), data,
+                                                  op.version), i, False)
+            elif cls is CreateOp:
+                try:
+                    data = _encode(op.path, op.data, op.sequential)
+                except codecs.ZnodeEncodeError as exc:
+                    log.error("cannot encode %s: %s (op not sent)", op.path, exc)
+                    bad.append((i, "EncodeError"))
+                    continue
                 if op.make_parents:
                     for parent in _parents(op.path):
                         if parent not in existing:
                             existing.add(parent)
-                            req = Create(_prefix_root(chroot, parent), b"", OPEN_ACL_UNSAFE, 0)
-                            out.append(_Planned(req, _request_size(req), i, True))
+                            yield _Planned(CREATE, _payload(CREATE, full_path(chroot, parent),
+                                                            acl=acl), i, True)
                 flags = (1 if op.ephemeral else 0) | (2 if op.sequential else 0)
-                req = Create(_prefix_root(chroot, op.path), data, OPEN_ACL_UNSAFE, flags)
-            elif isinstance(op, SetDataOp):
-                req = SetData(_prefix_root(chroot, op.path), data, op.version)
-            elif isinstance(op, DeleteOp):
+                yield _Planned(CREATE, _payload(CREATE, full_path(chroot, op.path), data,
+                                                flags=flags, acl=acl), i, False)
+            elif cls is DeleteOp:
                 if op.recursive:
                     for child in subtrees.get(op.path, ()):
-                        req = Delete(_prefix_root(chroot, child), -1)
-                        out.append(_Planned(req, _request_size(req), i, True))
-                req = Delete(_prefix_root(chroot, op.path), op.version)
-            elif isinstance(op, CheckOp):
-                req = CheckVersion(_prefix_root(chroot, op.path), op.version)
+                        yield _Planned(DELETE, _payload(DELETE, full_path(chroot, child)), i,
+                                       True)
+                yield _Planned(DELETE, _payload(DELETE, full_path(chroot, op.path),
+                                                version=op.version), i, False)
+            elif cls is CheckOp:
+                yield _Planned(CHECK, _payload(CHECK, full_path(chroot, op.path),
+                                               version=op.version), i, False)
             else:
                 raise TypeError(f"not a ZooKeeper op: {op!r}")
-            out.append(_Planned(req, _request_size(req), i, False))
-        return out, bad
 
     def _subtrees(self, roots: list[str]) -> dict[str, list[str]]:
         """For each root, its descendants deepest first (children before their parents)."""
@@ -276,45 +408,48 @@ class ZkWriter:
             out[root] = [p for lvl in reversed(levels) for p in lvl]
         return out
 
-    def _cut(self, planned: list[_Planned], fence: CheckVersion | None
-             ) -> tuple[list[list[_Planned]], list[_Planned]]:
-        """Size-bounded batches; also the ops too large for any batch (never sent)."""
-        base = FRAME_OVERHEAD + MULTI_HEADER + (_request_size(fence) if fence else 0)
-        batches: list[list[_Planned]] = []
-        too_big: list[_Planned] = []
+    def _cut(self, planned: Iterable[_Planned], fence: bytes | None,
+             too_big: list[_Planned]) -> Iterator[list[_Planned]]:
+        """Size-bounded batches, yielded as soon as each is full; the ops too large for any
+        batch (never sent) are appended to ``too_big``."""
+        base = FRAME_OVERHEAD + MULTI_HEADER + (len(fence) if fence else 0)
+        limit, max_ops = self.max_request_bytes, self.max_batch_ops
         cur: list[_Planned] = []
         size = base
         for p in planned:
-            if base + p.size > self.max_request_bytes:
+            n = len(p.payload)
+            if base + n > limit:
                 too_big.append(p)
                 continue
-            if cur and (size + p.size > self.max_request_bytes or len(cur) >= self.max_batch_ops):
-                batches.append(cur)
+            if cur and (size + n > limit or len(cur) >= max_ops):
+                yield cur
                 cur, size = [], base
             cur.append(p)
-            size += p.size
+            size += n
         if cur:
-            batches.append(cur)
-        return batches, too_big
+            yield cur
 
     # ------------------------------------------------------------------ running
 
-    def _fence(self, version: int) -> CheckVersion:
-        return CheckVersion(_prefix_root(self.client.chroot, zk_paths.CONTROLLER_EPOCH), version)
+    def _fence(self, version: int) -> bytes:
+        return _payload(CHECK, full_path(self.client.chroot, zk_paths.CONTROLLER_EPOCH),
+                        version=version)
 
-    def _run_batches(self, fence: CheckVersion | None, batches: list[list[_Planned]],
-                     stop_on_fence: bool = True) -> list[list[Any]] | None:
-        """Send the batches pipelined; per batch, the per-op results (the fence's own result
-        removed). None if the fence check failed. Raises WriteAborted on a whole-batch error."""
+    def _run_batches(self, fence: bytes | None, batches: Iterable[list[_Planned]],
+                     stop_on_fence: bool = True) -> list[tuple[list[_Planned], list[Any]]] | None:
+        """Send the batches pipelined (each as soon as it is cut); per batch sent, the batch and
+        its per-op results (the fence's own result removed). None if the fence check failed.
+        Raises WriteAborted on a whole-batch error."""
         client = self.client
-        out: list[list[Any]] = []
-        pending: deque[Any] = deque()
+        out: list[tuple[list[_Planned], list[Any]]] = []
+        pending: deque[tuple[list[_Planned], Any]] = deque()
         fenced = False
 
         def collect() -> None:
             nonlocal fenced
+            batch, result = pending.popleft()
             try:
-                res = pending.popleft().get(timeout=self.timeout)
+                res = result.get(timeout=self.timeout)
             except KazooTimeoutError as exc:
                 raise WriteAborted(f"no answer within {self.timeout:g} s") from exc
             except KazooException as exc:
@@ -323,17 +458,16 @@ class ZkWriter:
                 head, res = res[0], res[1:]
                 if isinstance(head, KazooException) and not isinstance(head, _INNOCENT):
                     fenced = True
-            out.append(res)
+            out.append((batch, res))
 
         for batch in batches:
             if fenced and stop_on_fence:
                 break
-            ops = [fence] if fence is not None else []
-            ops.extend(p.request for p in batch)
+            request = _Multi(([fence] if fence is not None else []) + [p.payload for p in batch])
             result = client.handler.async_result()
-            client._call(Transaction(ops), result)
+            client._call(request, result)
             self.batches_sent += 1
-            pending.append(result)
+            pending.append((batch, result))
             if len(pending) >= self.max_in_flight:
                 collect()
         while pending:
@@ -342,16 +476,20 @@ class ZkWriter:
 
     def _fenced(self, write: ZkWrite) -> WriteResult:
         fence = self._fence(write.fence_version)  # type: ignore[arg-type]
-        planned, bad = self._plan(write.ops)
-        batches, too_big = self._cut(planned, fence)
-        culprits = bad + [(p.origin, "RequestTooLarge") for p in too_big]
-        failed_origins = {o for o, _ in culprits}
+        bad: list[tuple[int, str]] = []
+        too_big: list[_Planned] = []
+        batches: Iterable[list[_Planned]] = self._cut(self._plan(write.ops, bad), fence, too_big)
+        culprits: list[tuple[int, str]] = []
+        failed_origins: set[int] = set()
         for attempt in range(3):  # 0: batches, 1: innocents re-run once, 2: one op per multi
-            results = self._run_batches(fence, batches)
-            if results is None:
+            sent = self._run_batches(fence, batches)
+            if attempt == 0:  # the plan has run to its end: its own failures are known
+                culprits = bad + [(p.origin, "RequestTooLarge") for p in too_big]
+                failed_origins = {o for o, _ in culprits}
+            if sent is None:
                 return WriteResult(write.token, fenced=True)
             rerun: list[_Planned] = []
-            for batch, res in zip(batches, results, strict=True):
+            for batch, res in sent:
                 if not any(isinstance(r, KazooException) for r in res):
                     continue
                 for p, r in zip(batch, res, strict=True):
@@ -371,19 +509,20 @@ class ZkWriter:
             if attempt == 0:
                 log.info("write #%d: %d op(s) failed, re-running %d rolled-back op(s)",
                          write.token, len(culprits), len(rerun))
-                batches, _ = self._cut(rerun, fence)
+                batches = list(self._cut(rerun, fence, []))
             else:
                 batches = [[p] for p in rerun]
         failures = self._describe(write.ops, sorted(culprits))
         return WriteResult(write.token, failures=tuple(failures))
 
     def _unfenced(self, write: ZkWrite) -> WriteResult:
-        planned, bad = self._plan(write.ops)
+        bad: list[tuple[int, str]] = []
+        planned = list(self._plan(write.ops, bad))
         if bad:
             return WriteResult(write.token, failures=tuple(self._describe(write.ops, bad)))
-        results = self._run_batches(None, [planned])
-        assert results is not None
-        culprits = [(p.origin, error_code(r)) for p, r in zip(planned, results[0], strict=True)
+        sent = self._run_batches(None, [planned])
+        assert sent is not None
+        culprits = [(p.origin, error_code(r)) for p, r in zip(planned, sent[0][1], strict=True)
                     if isinstance(r, KazooException) and not isinstance(r, _INNOCENT)
                     and not self._ignorable(p, r)]
         return WriteResult(write.token, failures=tuple(self._describe(write.ops, culprits)))
@@ -393,7 +532,7 @@ class ZkWriter:
         """A synthetic op that found the work done: a parent that exists, a child already gone."""
         if not p.synthetic:
             return False
-        if isinstance(p.request, Create):
+        if p.kind == CREATE:
             return isinstance(exc, NodeExistsError)
         return isinstance(exc, NoNodeError)
 
@@ -432,5 +571,6 @@ __all__ = [
     "DEFAULT_MAX_REQUEST_BYTES",
     "WriteAborted",
     "ZkWriter",
+    "abort_reason",
     "error_code",
 ]

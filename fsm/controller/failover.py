@@ -107,6 +107,7 @@ class FailoverMixin:
                 rewrite = True
         if rewrite:
             plan.ops.append(self._reassignment_znode_op())
+        self._restart_expanded_reassignments()
         self._loaded = True
         plan.followups.append(("full",))
         alive = set(live)
@@ -126,6 +127,32 @@ class FailoverMixin:
             self._effects.append(StartTimer(TimerKind.AUTO_REBALANCE,
                                             self.config.leader_imbalance_check_interval_ms))
         self._run(plan)
+
+    def _restart_expanded_reassignments(self: Controller) -> None:
+        """A reassignment found already expanded (the topic znode holds RS, a superset of the
+        target) whose target replicas are not all in the ISR is restarted at its leader-epoch
+        bump, as Kafka's ``onPartitionReassignment`` does on failover: the target replicas
+        not in the ISR go back to NonExistentReplica, so the first follow-on round bumps the
+        leader epoch and, once that committed, sends LeaderAndIsr to every replica of RS.
+
+        The new controller cannot tell whether its predecessor's bump committed, and the
+        failover's full LeaderAndIsr carries the unchanged leader epoch: a leader ignores a
+        state with the leader epoch and znode version it already has, so it would never
+        learn the added replicas, never take them into its ISR, and the reassignment would
+        wait forever (found by ``kcontrol chaos``: a ZooKeeper leader killed while the
+        controller was between the expansion and the bump)."""
+        ctx = self.ctx
+        for tp, target in ctx.reassignments.items():
+            st = ctx.states.get(tp)
+            replicas = ctx.assignment.get(tp)
+            if st is None or replicas is None or not set(target) <= set(replicas):
+                continue
+            isr = set(st.leader_and_isr.isr)
+            if set(target) <= isr:
+                continue
+            ctx.replica_states[tp] = ctx.intern(tuple(sorted(
+                ctx.intern((b, _R.NonExistentReplica if b in target and b not in isr else s))
+                for b, s in ctx.replica_states[tp])))
 
     def _plan_dead_isr_removal(self: Controller, plan: Plan, alive: set[int],
                                eligible: set[int]) -> None:

@@ -2,7 +2,8 @@
 
 Manual: every named partition (skipping unknown ones and topics being deleted) moves its
 leadership to its first replica when that replica is live and in the ISR; the admin
-znode is deleted. Automatic (AUTO_REBALANCE timer, ``auto.leader.rebalance.enable``): per
+znode is deleted (also when it names no partition). An absent znode (the request's
+``present`` is False: the watch fired on its deletion) is no request at all. Automatic (AUTO_REBALANCE timer, ``auto.leader.rebalance.enable``): per
 broker, imbalance = partitions whose preferred replica is that broker but are led by
 another / partitions whose preferred replica is that broker; above
 ``leader.imbalance.per.broker.percentage`` the broker's partitions are moved back.
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
 
 class PreferredMixin:
     def _on_preferred_election_request(self: Controller, ev: PreferredElectionRequest) -> None:
+        if not ev.present:
+            return  # no znode: nothing asked, nothing to delete (a DeleteOp would fail NoNode)
         ctx = self.ctx
         plan = Plan()
         alive = set(ctx.live)

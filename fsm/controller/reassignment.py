@@ -55,9 +55,13 @@ _ADDING = (_R.NonExistentReplica, _R.NewReplica)
 
 class ReassignmentMixin:
     def _on_reassignment_request(self: Controller, ev: ReassignmentRequest) -> None:
+        if not ev.present:
+            return  # no znode: nothing asked, nothing to rewrite
         ctx = self.ctx
         accepted = False
-        dropped = False  # entries to remove from /admin/reassign_partitions
+        # entries to remove from /admin/reassign_partitions; a znode with no entries at all is
+        # rewritten from memory too (deleted when nothing is in flight), not left behind
+        dropped = not ev.targets
         for entry in ev.targets:
             if not (isinstance(entry, tuple) and len(entry) == 2):
                 self._reject(None, f"reassignment: malformed entry {entry!r}")

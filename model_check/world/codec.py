@@ -172,3 +172,11 @@ def is_builtin(x: Any) -> bool:
     if t is tuple:
         return all(is_builtin(y) for y in x)
     return t in (int, str, bool, type(None), bytes)
+
+
+def tag_of(cls: type) -> tuple[str, tuple[str, ...]]:
+    """``(tag, field names)`` of a class ``encode`` tags (KeyError for any other)."""
+    if not _specs:
+        _build_registry()
+    _kind, tag, fields = _specs[cls]
+    return tag, fields

@@ -44,6 +44,7 @@ from fsm.events import (
     ControlledShutdownAnswered,
     IsrChangeWanted,
     PartitionModification,
+    ReassignmentRequest,
     RequestReceived,
     SessionStateChange,
     ShutdownRequested,
@@ -81,7 +82,8 @@ from model_check.world.config import (
     Reassign,
 )
 from model_check.world.cores import new_controller
-from model_check.world.zookeeper import BAD_VERSION, EMPTY, NO_NODE, OK, MultiResult
+from model_check.world.facts import broker_facts
+from model_check.world.zookeeper import BAD_VERSION, EMPTY, NO_NODE, OK, MultiResult, ZooKeeper
 
 if TYPE_CHECKING:
     from fsm.effects import ZkOp
@@ -109,11 +111,27 @@ def handle_controller(w: World, b: int, event: object) -> list[str]:
         w.controller_changed(b)
         effects = ctl.handle(ev)
         lines.append(f"c{b} handle {D.event(ev)}")
+        if type(ev) in _MAY_ACCEPT_REASSIGNMENTS:
+            _record_accepted(w, ctl)
         for eff in effects:
             follow = _controller_effect(w, b, eff, lines)
             if follow is not None:
                 work.append(follow)
     return lines
+
+
+_MAY_ACCEPT_REASSIGNMENTS = (ReassignmentRequest, ClusterLoaded)
+"""The events with which a controller takes reassignments in flight (a request, a failover
+resuming ``/admin/reassign_partitions``)."""
+
+
+def _record_accepted(w: World, ctl: object) -> None:
+    """Remember the reassignments the controller holds in flight (the world's record of what
+    was *accepted*, as opposed to refused: a refused entry never enters the controller's
+    in-flight set, it is only removed from ``/admin/reassign_partitions``)."""
+    for tp, target in ctl.reassignments().items():  # type: ignore[attr-defined]
+        if w.accepted.get(tp) != target:
+            w.accepted[tp] = target
 
 
 def _controller_effect(w: World, b: int, eff: object, lines: list[str]) -> object | None:
@@ -309,6 +327,8 @@ def handle_broker(w: World, b: int, event: object, reply_to: int | None = None,
             follow = _broker_effect(w, b, eff, lines, reply_to, request)
             if follow is not None:
                 work.append(follow)
+    if type(event) is ControlledShutdownAnswered and not w.procs[b].up:
+        w.procs[b] = w.procs[b]._replace(shut_down=True)  # it stopped on the answer
     return lines
 
 
@@ -482,20 +502,20 @@ def isr_change_choices(w: World) -> list[A.Action]:
     """For every acting leader: shrink its ISR by one follower, or expand it by one assigned
     replica whose process runs."""
     out: list[A.Action] = []
+    procs = w.procs
     for b in w.config.broker_ids:
-        core = w.brokers[b]
-        if not w.procs[b].up or core.state is not BrokerState.RUNNING:
+        if not procs[b].up:
             continue
-        for tp, view in core.replicas():
-            if not core.believes_leader(tp):
-                continue
-            for f in view.isr:
+        facts = broker_facts(w, b)
+        if facts.state is not BrokerState.RUNNING:
+            continue
+        for tp, isr, replicas in facts.led:
+            for f in isr:
                 if f != b:
-                    out.append(A.Action(A.ISR_CHANGE, b, (tp, tuple(x for x in view.isr
-                                                                    if x != f))))
-            for r in view.replicas:
-                if r not in view.isr and w.procs[r].up:
-                    out.append(A.Action(A.ISR_CHANGE, b, (tp, view.isr + (r,))))
+                    out.append(A.Action(A.ISR_CHANGE, b, (tp, tuple(x for x in isr if x != f))))
+            for r in replicas:
+                if r not in isr and procs[r].up:
+                    out.append(A.Action(A.ISR_CHANGE, b, (tp, isr + (r,))))
     return out
 
 
@@ -504,7 +524,8 @@ def isr_change_choices(w: World) -> list[A.Action]:
 
 def admin_enabled(w: World, op: AdminOp) -> bool:
     if isinstance(op, ControlledShutdownOf):
-        return w.procs[op.broker].up and w.brokers[op.broker].state is BrokerState.RUNNING
+        return w.procs[op.broker].up and \
+            broker_facts(w, op.broker).state is BrokerState.RUNNING
     return True
 
 
@@ -523,6 +544,9 @@ def run_admin(w: World, op: AdminOp) -> str:
     zk = w.zk
     if isinstance(op, CreateTopic):
         r = zk.create(P.topic(op.topic), TopicAssignment(op.assignment))
+        if r.code == OK:  # a new topic: moves accepted for an earlier one of that name are moot
+            for tp in [tp for tp in w.accepted if tp[0] == op.topic]:
+                del w.accepted[tp]
         return f"create {P.topic(op.topic)} {r.code}"
     if isinstance(op, DeleteTopic):
         if zk.get(P.topic(op.topic)) is None:
@@ -540,12 +564,29 @@ def run_admin(w: World, op: AdminOp) -> str:
         code = zk.set_data(P.topic(op.topic), new, node.version)
         return f"set {P.topic(op.topic)} {code}"
     if isinstance(op, Reassign):
+        refused = reassign_refusal(zk, op)
+        if refused is not None:
+            return f"{refused} (tool refuses)"
         r = zk.create(P.REASSIGN_PARTITIONS, ReassignmentZnode(op.targets))
         return f"create {P.REASSIGN_PARTITIONS} {r.code}"
     if isinstance(op, PreferredElection):
         r = zk.create(P.PREFERRED_REPLICA_ELECTION, PreferredElectionZnode(op.partitions))
         return f"create {P.PREFERRED_REPLICA_ELECTION} {r.code}"
     raise TypeError(op)
+
+
+def reassign_refusal(zk: ZooKeeper, op: Reassign) -> str | None:
+    """What ``kafka-reassign-partitions --execute`` refuses before writing anything: a
+    partition of a topic that does not exist, or beyond its partitions. Target brokers are
+    the controller's to judge (it refuses a target naming a broker that is not live, and a
+    topic queued for deletion)."""
+    for (topic, p), _target in op.targets:
+        node = zk.get(P.topic(topic))
+        if node is None or not isinstance(node.data, TopicAssignment):
+            return f"unknown topic {topic}"
+        if p not in dict(node.data.partitions):
+            return f"unknown partition {topic}-{p}"
+    return None
 
 
 def do_restart(w: World, a: A.Action) -> list[str]:

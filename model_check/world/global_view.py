@@ -1,8 +1,10 @@
 """``global_view(world) -> GlobalView``: the neutral snapshot the invariants read.
 
 Uses only the world's public attributes and queries (``zk``, ``brokers``, ``controllers``,
-``procs``, ``config``, ``admin_done``, ``is_quiescent()``) and the ``fsm`` objects' public
-queries, so the world's internals can change freely underneath.
+``procs``, ``config``, ``admin_done``, ``accepted``, ``is_quiescent()``, the component snapshots) and the
+``fsm`` objects' public queries, so the world's internals can change freely underneath.
+The parts are memoised by content (see ``global_view``): a component is restored only when
+a snapshot of it is seen for the first time.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from invariants.view import (
     ReplicaView,
     ZkView,
 )
-from model_check.world.config import DROP, DeleteTopic, Reassign
+from model_check.world.config import DROP, DeleteTopic
+from model_check.world.facts import ControllerFacts, controller_facts
+from model_check.world.fingerprint import part_digest
 from model_check.world.world import World
 from model_check.world.zookeeper import ZooKeeper
 
@@ -69,7 +73,7 @@ def zk_view(zk: ZooKeeper) -> ZkView:
     )
 
 
-def broker_view(b: int, up: bool, core: BrokerCore) -> BrokerView:
+def broker_view(b: int, up: bool, core: BrokerCore, shut_down: bool = False) -> BrokerView:
     """One broker's part of the view, from ``BrokerCore``'s public queries."""
     replicas = tuple(
         (tp, ReplicaView(v.role.value, v.leader, v.leader_epoch, tuple(v.isr), v.zk_version,
@@ -86,50 +90,87 @@ def broker_view(b: int, up: bool, core: BrokerCore) -> BrokerView:
     applied = None if mark is None else AppliedView(
         mark.controller_epoch, mark.broker_epoch, mark.highest_before)
     return BrokerView(b, up, core.state.value, core.epoch, core.controller_epoch, replicas,
-                      metadata, applied)
+                      metadata, applied, shut_down)
 
 
-def admin_requests(world: World) -> tuple[tuple[str, ...], tuple]:
-    """``(topics asked to be deleted, reassignment targets)`` among the admin actions done.
-    A partition asked to move by two different requests is left out (the order in which
-    they were done is not recorded)."""
-    deleted: set[str] = set()
-    targets: dict = {}
-    conflicting: set = set()
-    for i in sorted(world.admin_done):
-        op = world.config.admin[i]
-        if isinstance(op, DeleteTopic):
-            deleted.add(op.topic)
-        elif isinstance(op, Reassign):
-            for tp, target in op.targets:
-                tp, target = tuple(tp), tuple(target)
-                if targets.get(tp, target) != target:
-                    conflicting.add(tp)
-                targets[tp] = target
-    return (tuple(sorted(deleted)),
-            tuple(sorted((tp, t) for tp, t in targets.items() if tp not in conflicting)))
+def deletion_requests(world: World) -> tuple[str, ...]:
+    """Topics an admin action asked to delete (among the actions done)."""
+    return tuple(sorted({op.topic for i in world.admin_done
+                         if isinstance(op := world.config.admin[i], DeleteTopic)}))
+
+
+def accepted_reassignments(world: World) -> tuple:
+    """``(tp, target)`` of the reassignments a controller took in flight (the world's record:
+    refused requests never appear here, see ``executor._record_accepted``)."""
+    return tuple(sorted(world.accepted.items()))
 
 
 def global_view(world: World) -> GlobalView:
-    """The whole world as a ``GlobalView``."""
-    zk = zk_view(world.zk)
+    """The whole world as a ``GlobalView``. The ZooKeeper part and each broker's part are
+    memoised by their component snapshot's content digest (``facts``), so a step rebuilds
+    only the parts it touched and restores nothing it did not touch; an untouched part is
+    the very same object in the parent's view (transition invariants skip it by identity)."""
+    zk = zk_view_of(world)
     ids = world.config.broker_ids
-    controllers = tuple(
-        ControllerView(b, world.procs[b].up, world.controllers[b].is_active,
-                       world.controllers[b].epoch)
-        for b in ids)
-    brokers = tuple(broker_view(b, world.procs[b].up, world.brokers[b]) for b in ids)
-    deleting, targets = admin_requests(world)
+    procs = world.procs
+    controllers = tuple(_controller_view(b, procs[b].up, controller_facts(world, b))
+                        for b in ids)
+    brokers = tuple(broker_view_of(world, b) for b in ids)
+    deleting = deletion_requests(world)
     return GlobalView(
         zk=zk,
         controllers=controllers,
         brokers=brokers,
         pending=not world.is_quiescent(),
         deleted_topics=tuple(t for t in deleting if t not in zk.topics),
-        reassign_targets=targets,
+        reassign_targets=accepted_reassignments(world),
         unclean_leader_election=world.config.unclean_leader_election,
         messages_lost=messages_lost(world),
     )
+
+
+_LIMIT = 40_000
+_zk_views: dict[bytes, ZkView] = {}
+_broker_views: dict[tuple[int, bool, bool, bytes], BrokerView] = {}
+_controller_views: dict[tuple[int, bool, ControllerFacts], ControllerView] = {}
+
+
+def _put(memo: dict, key: object, value: object) -> None:
+    if len(memo) >= _LIMIT:
+        memo.clear()
+    memo[key] = value
+
+
+def zk_view_of(world: World) -> ZkView:
+    """``zk_view`` of the world's ZooKeeper, memoised by the snapshot's digest."""
+    snap = world.zk_snapshot()
+    key = part_digest(snap)
+    hit = _zk_views.get(key)
+    if hit is None:
+        hit = zk_view(world.zk)
+        _put(_zk_views, key, hit)
+    return hit
+
+
+def broker_view_of(world: World, b: int) -> BrokerView:
+    """``broker_view`` of broker ``b``, memoised by its core snapshot's digest."""
+    proc = world.procs[b]
+    up, shut_down = proc.up, proc.shut_down
+    key = (b, up, shut_down, part_digest(world.broker_snapshot(b)))
+    hit = _broker_views.get(key)
+    if hit is None:
+        hit = broker_view(b, up, world.brokers[b], shut_down)
+        _put(_broker_views, key, hit)
+    return hit
+
+
+def _controller_view(b: int, up: bool, facts: ControllerFacts) -> ControllerView:
+    key = (b, up, facts)
+    hit = _controller_views.get(key)
+    if hit is None:
+        hit = ControllerView(b, up, facts.active, facts.epoch)
+        _put(_controller_views, key, hit)
+    return hit
 
 
 def messages_lost(world: World) -> bool:

@@ -112,16 +112,19 @@ def deletion_request(zk: ZooKeeper, watch: int | None) -> TopicDeletionRequest:
 
 
 def reassignment_request(zk: ZooKeeper, watch: int | None) -> ReassignmentRequest:
+    """``present=False`` when the znode is absent or holds no reassignment (where the live
+    reader, ``adapters.zookeeper.reads``, hands no event at all)."""
     node = zk.get(P.REASSIGN_PARTITIONS, watch)
     if node is None or not isinstance(node.data, ReassignmentZnode):
-        return ReassignmentRequest(())
+        return ReassignmentRequest((), present=False)
     return ReassignmentRequest(node.data.partitions)
 
 
 def preferred_request(zk: ZooKeeper, watch: int | None) -> PreferredElectionRequest:
+    """``present=False`` as for ``reassignment_request``."""
     node = zk.get(P.PREFERRED_REPLICA_ELECTION, watch)
     if node is None or not isinstance(node.data, PreferredElectionZnode):
-        return PreferredElectionRequest(frozenset())
+        return PreferredElectionRequest(frozenset(), present=False)
     return PreferredElectionRequest(frozenset(node.data.partitions))
 
 

@@ -9,14 +9,16 @@ from fsm.effects import ZkWrite
 
 
 class Proc(NamedTuple):
-    """A broker process: whether it runs, its two ZooKeeper sessions (0 = none), and whether
-    its broker session expired without the broker core knowing yet (a GC pause)."""
+    """A broker process: whether it runs, its two ZooKeeper sessions (0 = none), whether
+    its broker session expired without the broker core knowing yet (a GC pause), and whether
+    it stopped because its controlled shutdown was answered "done" (until it starts again)."""
 
     up: bool = False
     started: bool = False
     broker_session: int = 0
     controller_session: int = 0
     session_lost: bool = False
+    shut_down: bool = False
 
 
 class Marker(NamedTuple):

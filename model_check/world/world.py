@@ -10,7 +10,9 @@ deterministic order, ``apply(action)`` performs one and returns one-line descrip
 what happened. ``snapshot()``/``World.restore(snap, config)`` are canonical.
 
 Snapshots (builtins only) are a flat tuple of components: ``(zk, channels, controller 1..n,
-broker core 1..n, rest)`` where ``rest`` is ``(procs, queues, writes, timers, used, admin)``.
+broker core 1..n, rest)`` where ``rest`` is ``(procs, queues, writes, timers, used, admin,
+accepted)`` (``accepted``: the reassignments a controller took in flight, which the
+invariants judge once they are no longer pending).
 Each component caches its snapshot until something changes it (ZooKeeper, channels and
 broker cores drop their own cache; the world drops a controller's when it hands it an
 event -- ``executor.handle_controller`` -- or replaces it), so a step re-encodes only what
@@ -37,14 +39,14 @@ from model_check.world.channels import Channels
 from model_check.world.codec import decode, encode
 from model_check.world.config import WorldConfig
 from model_check.world.cores import (
-    broker_state_name,
     new_broker,
     new_controller,
     restore_broker,
     restore_controller,
 )
+from model_check.world.facts import broker_facts, controller_facts
 from model_check.world.state import Marker, PendingWrite, Proc
-from model_check.world.zookeeper import Notification, ZooKeeper
+from model_check.world.zookeeper import Notification, ZooKeeper, snapshot_has
 
 PERIODIC_TIMERS = frozenset({TimerKind.AUTO_REBALANCE.value})
 """Timers that re-arm forever: they do not keep a world from being quiescent."""
@@ -60,6 +62,29 @@ def _ids(config: WorldConfig) -> tuple[int, ...]:
         if len(_IDS) > 64:
             _IDS.clear()
         hit = _IDS[id(config)] = (config, config.broker_ids)
+    return hit[1]
+
+
+_RESTORERS: dict[int, tuple[WorldConfig, tuple[Callable, Callable]]] = {}
+
+
+def _restorers(config: WorldConfig) -> tuple[Callable, Callable]:
+    """``(snap, b) -> Controller`` and ``(snap, b) -> BrokerCore`` for ``config``, memoised by
+    the config's identity. They close over the config, not the world: a world holding a
+    bound method of itself would be a reference cycle, and every restored world would then
+    wait for the cyclic garbage collector instead of being freed when dropped."""
+    hit = _RESTORERS.get(id(config))
+    if hit is None or hit[0] is not config:
+        if len(_RESTORERS) > 64:
+            _RESTORERS.clear()
+
+        def make_c(snap: tuple, b: int) -> object:
+            return restore_controller(snap, config, b)
+
+        def make_b(snap: tuple, b: int) -> object:
+            return restore_broker(snap, config, b)
+
+        hit = _RESTORERS[id(config)] = (config, (make_c, make_b))
     return hit[1]
 
 
@@ -137,8 +162,8 @@ class World:
         ids = config.broker_ids
         self._csnap: dict[int, tuple] = {}
         self._bsnap: dict[int, tuple] = {}
-        self.controllers = LazyCores.over(self._restore_controller, self._csnap)
-        self.brokers = LazyCores.over(self._restore_broker, self._bsnap)
+        self.controllers = LazyCores.over(_restorers(config)[0], self._csnap)
+        self.brokers = LazyCores.over(_restorers(config)[1], self._bsnap)
         for b in ids:
             self.controllers[b] = new_controller(config, b)
             self.brokers[b] = new_broker(config, b)
@@ -148,6 +173,8 @@ class World:
         self.timers: set[tuple[int, str, str]] = set()  # (broker, "c"|"b", kind value)
         self.used: dict[str, int] = {}
         self.admin_done: set[int] = set()
+        self.accepted: dict[tuple[str, int], tuple[int, ...]] = {}
+        """Reassignments a controller took in flight: partition -> target (the latest)."""
 
     # ------------------------------------------------------------ snapshot
 
@@ -175,6 +202,7 @@ class World:
             tuple(sorted(self.timers)),
             tuple(sorted(self.used.items())),
             tuple(sorted(self.admin_done)),
+            tuple(sorted(self.accepted.items())) if self.accepted else (),
         ))
         return tuple(out)
 
@@ -191,22 +219,18 @@ class World:
         w._ch_snap = snap[1]
         w._csnap = dict(zip(ids, snap[2:2 + n], strict=False))
         w._bsnap = dict(zip(ids, snap[2 + n:2 + 2 * n], strict=False))
-        w.controllers = LazyCores.over(w._restore_controller, w._csnap)
-        w.brokers = LazyCores.over(w._restore_broker, w._bsnap)
-        procs, queues, writes, timers, used, admin = snap[2 + 2 * n]
+        make_c, make_b = _restorers(config)
+        w.controllers = LazyCores.over(make_c, w._csnap)
+        w.brokers = LazyCores.over(make_b, w._bsnap)
+        procs, queues, writes, timers, used, admin, accepted = snap[2 + 2 * n]
         w.procs = dict(zip(ids, [tuple.__new__(Proc, p) for p in procs], strict=False))
         w.queues = dict(zip(ids, decode(queues), strict=False))
         w.writes = dict(decode(writes))
         w.timers = set(timers)
         w.used = dict(used)
         w.admin_done = set(admin)
+        w.accepted = dict(accepted)
         return w
-
-    def _restore_controller(self, snap: tuple, b: int) -> object:
-        return restore_controller(snap, self.config, b)
-
-    def _restore_broker(self, snap: tuple, b: int) -> object:
-        return restore_broker(snap, self.config, b)
 
     @property
     def zk(self) -> ZooKeeper:
@@ -222,6 +246,23 @@ class World:
             ch = self._channels = Channels.restore(self._ch_snap, self.config.channel_bound)
         return ch
 
+    def zk_snapshot(self) -> tuple:
+        """ZooKeeper's component snapshot (without restoring it)."""
+        zk = self._zk
+        return zk.snapshot() if zk is not None else self._zk_snap
+
+    def controller_snapshot(self, b: int) -> tuple:
+        """Controller ``b``'s component snapshot (without restoring it)."""
+        s = self._csnap.get(b)
+        if s is None:
+            s = self._csnap[b] = self.controllers[b].snapshot()
+        return s
+
+    def broker_snapshot(self, b: int) -> tuple:
+        """Broker core ``b``'s component snapshot (without restoring it)."""
+        core = self.brokers.loaded(b)
+        return core.snapshot() if core is not None else self._bsnap[b]  # type: ignore[attr-defined]
+
     def controller_changed(self, b: int) -> None:
         """Controller ``b`` is about to handle an event: its cached snapshot is stale."""
         self._csnap.pop(b, None)
@@ -235,6 +276,13 @@ class World:
             if n.session == session:
                 return n
         return None
+
+    def _registered(self, session: int, b: int) -> bool:
+        """Whether ``/brokers/ids/<b>`` exists (it is ``session``'s ephemeral while it lives)."""
+        zk = self._zk
+        if zk is not None:
+            return zk.get(P.broker(b)) is not None
+        return snapshot_has(self._zk_snap, P.broker(b))
 
     def _alive(self, session: int) -> bool:
         zk = self._zk
@@ -296,10 +344,11 @@ class World:
             out += [A.Action(A.EXPIRE_BROKER, b) for b in ids
                     if self.procs[b].up and not self.procs[b].session_lost
                     and self._alive(self.procs[b].broker_session)
-                    and self.zk.get(P.broker(b)) is not None]
+                    and self._registered(self.procs[b].broker_session, b)]
         if self.left(A.EXPIRE_CONTROLLER) > 0:
             out += [A.Action(A.EXPIRE_CONTROLLER, b) for b in ids
-                    if self.procs[b].up and (self.controllers[b].is_active or b in self.writes)]
+                    if self.procs[b].up
+                    and (b in self.writes or controller_facts(self, b).active)]
         if self.left(A.DROP) > 0:
             pairs = sorted({tuple(sorted((k.src, k.dst))) for k in self.channels.nonempty()})
             out += [A.Action(A.DROP, a, b) for a, b in pairs]
@@ -334,7 +383,7 @@ class World:
         if role == "b":
             return True
         if kind == TimerKind.DELETION_RETRY.value:
-            return bool(self.controllers[b].topics_to_delete())
+            return controller_facts(self, b).deleting
         return kind not in PERIODIC_TIMERS
 
     def active_controller(self) -> int | None:
@@ -344,7 +393,7 @@ class World:
         return active_controller(self.zk)
 
     def broker_states(self) -> dict[int, str]:
-        return {b: broker_state_name(self.brokers[b]) for b in self.config.broker_ids}
+        return {b: broker_facts(self, b).state.value for b in self.config.broker_ids}
 
     def enqueue(self, b: int, item: object, front: bool = False) -> None:
         q = self.queues[b]

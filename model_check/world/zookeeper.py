@@ -17,11 +17,14 @@
 State is one dict ``path -> Znode`` (immutable values) plus small sets. The snapshot is
 builtins only (``codec``: each ``Znode`` and its data value encoded once, memoised by
 identity) and cached until the next change: every method that changes the state drops
-``_snap``. A restore copies a memoised decoded dict (``codec.decoded_dict``).
+``_snap``, and every change of ``nodes`` records its path in ``_dirty``, so the next
+snapshot re-encodes only those znodes. A restore copies a memoised decoded dict
+(``codec.decoded_dict``).
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import NamedTuple
 
 from fsm.effects import CheckOp, CreateOp, DeleteOp, SetDataOp, ZkOp
@@ -108,6 +111,9 @@ class ZooKeeper:
         self.child_watches: set[tuple[int, str]] = set()
         self.pending: list[Notification] = []
         self._snap: tuple | None = None
+        self._nodes_t: tuple = ()  # the encoded, sorted nodes as of ``_dirty`` being empty
+        self._pending_enc: tuple = ((), ())  # (pending as a tuple, its encoding) last seen
+        self._dirty: set[str] = {"/"}  # paths changed since ``_nodes_t`` was built
 
     # ------------------------------------------------------------ snapshot
 
@@ -116,25 +122,65 @@ class ZooKeeper:
         snap = self._snap
         if snap is None:
             snap = self._snap = (
-                tuple(sorted([(p, encode(n)) for p, n in self.nodes.items()])),
+                self._encoded_nodes(),
                 self.zxid,
                 self.next_session,
                 tuple(sorted(self.sessions)),
                 tuple(sorted(self.data_watches)),
                 tuple(sorted(self.child_watches)),
-                encode(tuple(self.pending)),
+                self._encoded_pending(),
             )
         return snap
+
+    def _encoded_nodes(self) -> tuple:
+        """``tuple(sorted((path, encode(node))))``, updated from the previous one for the
+        paths changed since (a step changes a few of a few dozen znodes)."""
+        dirty = self._dirty
+        if not dirty:
+            return self._nodes_t
+        items = list(self._nodes_t)
+        nodes = self.nodes
+        for path in dirty:
+            i = bisect_left(items, (path,))
+            present = i < len(items) and items[i][0] == path
+            node = nodes.get(path)
+            if node is None:
+                if present:
+                    del items[i]
+            elif present:
+                items[i] = (path, encode(node))
+            else:
+                items.insert(i, (path, encode(node)))
+        dirty.clear()
+        self._nodes_t = out = tuple(items)
+        return out
+
+    def _encoded_pending(self) -> tuple:
+        pend = tuple(self.pending)
+        last, enc = self._pending_enc
+        if pend != last:
+            enc = encode(pend)
+            self._pending_enc = (pend, enc)
+        return enc
+
+    def touched(self, path: str) -> None:
+        """``nodes[path]`` was changed directly (tests): the next snapshot re-encodes it."""
+        self._snap = None
+        self._dirty.add(path)
 
     @classmethod
     def restore(cls, snap: tuple) -> ZooKeeper:
         zk = cls.__new__(cls)
         nodes, zk.zxid, zk.next_session, sessions, dw, cw, pending = snap
+        zk._nodes_t = nodes
+        zk._dirty = set()
         zk.nodes = decoded_dict(nodes).copy()
         zk.sessions = set(sessions)
         zk.data_watches = set(dw)
         zk.child_watches = set(cw)
-        zk.pending = list(decode(pending))
+        pend = decode(pending)
+        zk.pending = list(pend)
+        zk._pending_enc = (pend, pending)
         zk._snap = snap
         return zk
 
@@ -295,6 +341,7 @@ class ZooKeeper:
                 return BAD_VERSION, op.path
             self.nodes[op.path] = node._replace(data=op.data, version=node.version + 1,
                                                 mzxid=zxid)
+            self._dirty.add(op.path)
             self._fire(self.data_watches, op.path, CHANGED)
             return OK, op.path
         if isinstance(op, DeleteOp):
@@ -333,6 +380,8 @@ class ZooKeeper:
         name = name_of(path)
         self.nodes[parent] = pnode._replace(cversion=pnode.cversion + 1,
                                             children=tuple(sorted(pnode.children + (name,))))
+        self._dirty.add(path)
+        self._dirty.add(parent)
         self._fire(self.data_watches, path, CREATED)
         self._fire(self.child_watches, parent, CHILDREN)
         return OK, path
@@ -347,6 +396,8 @@ class ZooKeeper:
         name = name_of(path)
         self.nodes[parent] = pnode._replace(
             cversion=pnode.cversion + 1, children=tuple(c for c in pnode.children if c != name))
+        self._dirty.add(path)
+        self._dirty.add(parent)
         self._fire(self.data_watches, path, DELETED)
         self._fire(self.child_watches, path, DELETED)
         self._fire(self.child_watches, parent, CHILDREN)
@@ -354,3 +405,10 @@ class ZooKeeper:
 
 def _path(op: ZkOp) -> str:
     return op.path
+
+
+def snapshot_has(snap: tuple, path: str) -> bool:
+    """Whether the ZooKeeper snapshot ``snap`` holds a znode at ``path`` (no restore)."""
+    nodes = snap[0]
+    i = bisect_left(nodes, (path,))
+    return i < len(nodes) and nodes[i][0] == path

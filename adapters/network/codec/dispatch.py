@@ -127,15 +127,14 @@ def _lenient_header(data: bytes, api_key: int, version: int) -> RequestHeader:
 
 
 def encode_response(
-    api_key: int, api_version: int, correlation_id: int, body: dict[str, Any]
+    api_key: int, api_version: int, correlation_id: int, body: dict[str, Any] | bytes
 ) -> bytes:
-    """A whole response frame: size, response header (v0/v1 as the API requires), body."""
+    """A whole response frame: size, response header (v0/v1 as the API requires), body.
+    ``body`` as ``bytes`` is a body already encoded for that version (a cached answer)."""
     api = registry.APIS[api_key]
     hv = response_header_version(api_key, api.response.is_flexible(api_version))
-    payload = encode_response_header(correlation_id, hv) + encode(
-        api.response.schema(api_version), body
-    )
-    return frame(payload)
+    encoded = body if isinstance(body, bytes) else encode(api.response.schema(api_version), body)
+    return frame(encode_response_header(correlation_id, hv) + encoded)
 
 
 def decode_response(api_key: int, api_version: int, data: bytes) -> tuple[int, dict[str, Any]]:

@@ -40,6 +40,9 @@ Encoder = Callable[[bytearray, Any], None]
 Decoder = Callable[[bytes, int], tuple[Any, int]]
 _INT_CODES = {1: "b", 2: "h", 4: "i", 8: "q"}
 _ABSENT = object()
+_COUNT = INT_FORMATS[4]
+_LENGTH_PACK = {w: INT_FORMATS[w].pack for w in (2, 4)}
+_LENGTH_MAX = {w: int_bounds(w)[1] for w in (2, 4)}
 
 
 def encode(schema: Type, value: Any) -> bytes:
@@ -95,10 +98,40 @@ def encoder(t: Type) -> Encoder:
         case Array(item=item):
             return functools.partial(_encode_array, t, encoder(item))
         case Struct(fields=fields):
-            return functools.partial(_encode_struct, tuple((f, encoder(f.type)) for f in fields))
+            return functools.partial(_encode_struct, _encode_steps(fields))
         case TaggedFields():
             return _encode_tags
     raise TypeError(f"not a schema type: {t!r}")
+
+
+class _IntRun:
+    """Consecutive fixed-width integer fields of a struct, packed with one ``pack`` call;
+    a value that is not a plain int, or out of range, goes through the per-field encoders
+    (which raise the precise ``EncodeError``)."""
+
+    __slots__ = ("fields", "pack")
+
+    def __init__(self, fields: tuple[tuple[Field, Encoder], ...]) -> None:
+        self.fields = fields
+        self.pack = struct.Struct(
+            ">" + "".join(_INT_CODES[f.type.width] for f, _ in fields)).pack  # type: ignore[attr-defined]
+
+
+def _encode_steps(fields: tuple[Field, ...]) -> tuple[tuple[Field, Encoder] | _IntRun, ...]:
+    steps: list[tuple[Field, Encoder] | _IntRun] = []
+    run: list[tuple[Field, Encoder]] = []
+    for f in (*fields, None):
+        if f is not None and isinstance(f.type, Int) and f.default is NO_DEFAULT:
+            run.append((f, encoder(f.type)))
+            continue
+        if len(run) > 1:
+            steps.append(_IntRun(tuple(run)))
+        else:
+            steps.extend(run)
+        run = []
+        if f is not None:
+            steps.append((f, encoder(f.type)))
+    return tuple(steps)
 
 
 def _encode_int(pack: Callable[[int], bytes], lo: int, hi: int, out: bytearray, v: Any) -> None:
@@ -115,10 +148,22 @@ def _encode_bool(out: bytearray, value: Any) -> None:
     out.append(1 if value else 0)
 
 
-def _encode_struct(fields: tuple[tuple[Field, Encoder], ...], out: bytearray, value: Any) -> None:
+def _encode_struct(steps: tuple[tuple[Field, Encoder] | _IntRun, ...], out: bytearray,
+                   value: Any) -> None:
     if not isinstance(value, Mapping):
         raise EncodeError(f"mapping expected for a struct, got {type(value).__name__}")
-    for f, enc in fields:
+    for step in steps:
+        if step.__class__ is _IntRun:
+            ints = [value.get(f.name, _ABSENT) for f, _ in step.fields]  # type: ignore[union-attr]
+            if all(v.__class__ is int for v in ints):
+                try:
+                    out += step.pack(*ints)  # type: ignore[union-attr]
+                    continue
+                except struct.error:
+                    pass  # out of range: the field's own encoder says which
+            _encode_struct(step.fields, out, value)  # type: ignore[union-attr]
+            continue
+        f, enc = step  # type: ignore[misc]
         v = value.get(f.name, _ABSENT)
         if v is not _ABSENT:
             enc(out, v)
@@ -139,7 +184,7 @@ def _encode_array(t: Array, item: Encoder, out: bytearray, value: Any) -> None:
 def _encode_int_array(t: Array, width: int, out: bytearray, value: Any) -> None:
     if not _encode_length(out, t.nullable, t.compact, 4, value, (list, tuple)):
         return
-    if any(isinstance(v, bool) for v in value):
+    if bool in map(type, value):  # struct would take True for 1
         raise EncodeError(f"int{8 * width} expected, got a bool in {value!r}")
     try:
         out += struct.pack(f">{len(value)}{_INT_CODES[width]}", *value)
@@ -181,8 +226,10 @@ def _encode_length(
         raise EncodeError(f"{kinds[0].__name__} expected, got {type(value).__name__}")
     if compact:
         write_uvarint(out, len(value) + 1)
+    elif len(value) <= _LENGTH_MAX[width]:
+        out += _LENGTH_PACK[width](len(value))
     else:
-        write_int(out, width, len(value))
+        raise EncodeError(f"{len(value)} elements or bytes do not fit an int{8 * width} length")
     return True
 
 
@@ -218,12 +265,35 @@ def decoder(t: Type) -> Decoder:
         case Array(item=item):
             return functools.partial(_decode_array, t, decoder(item), min_size(item))
         case Struct(fields=fields):
-            return functools.partial(
-                _decode_struct, tuple((f.name, decoder(f.type)) for f in fields)
-            )
+            return functools.partial(_decode_struct, _decode_steps(fields))
         case TaggedFields():
             return _decode_tags
     raise TypeError(f"not a schema type: {t!r}")
+
+
+def _decode_steps(fields: tuple[Field, ...]) -> tuple[tuple[Any, ...], ...]:
+    """A struct's decoding plan: each run of consecutive fixed-width integer fields becomes
+    one ``(names, struct.Struct)`` step read with a single ``unpack_from``; every other field
+    is a ``(name, decoder)`` step."""
+    steps: list[tuple[Any, ...]] = []
+    run: list[Field] = []
+
+    def flush() -> None:
+        if len(run) == 1:
+            steps.append((run[0].name, decoder(run[0].type)))
+        elif run:
+            fmt = ">" + "".join(_INT_CODES[f.type.width] for f in run)  # type: ignore[attr-defined]
+            steps.append((tuple(f.name for f in run), struct.Struct(fmt)))
+        run.clear()
+
+    for f in fields:
+        if isinstance(f.type, Int):
+            run.append(f)
+            continue
+        flush()
+        steps.append((f.name, decoder(f.type)))
+    flush()
+    return tuple(steps)
 
 
 def _decode_int(fmt: struct.Struct, data: bytes, pos: int) -> tuple[int, int]:
@@ -277,11 +347,23 @@ def _decode_bytes(t: Bytes, data: bytes, pos: int) -> tuple[bytes | None, int]:
 
 
 def _decode_int_array(t: Array, width: int, data: bytes, pos: int) -> tuple[list[int] | None, int]:
-    n, pos = _decode_length(t, data, pos, 4)
+    if t.compact or len(data) - pos < 4:
+        n, pos = _decode_length(t, data, pos, 4)
+    else:  # the common case inline: a classic int32 count
+        n = _COUNT.unpack_from(data, pos)[0]
+        pos += 4
+        if n < 0:
+            if n == -1 and t.nullable:
+                return None, pos
+            raise DecodeError(f"null at offset {pos} for a non-nullable field" if n == -1
+                              else f"negative length {n} at offset {pos}")
     if n is None:
         return None, pos
-    _need(data, pos, n * width)
-    return list(struct.unpack_from(f">{n}{_INT_CODES[width]}", data, pos)), pos + n * width
+    size = n * width
+    if size > len(data) - pos:
+        raise DecodeError(f"truncated: need {size} bytes at offset {pos}, "
+                          f"{len(data) - pos} left")
+    return list(struct.unpack_from(f">{n}{_INT_CODES[width]}", data, pos)), pos + size
 
 
 def _decode_array(
@@ -300,11 +382,18 @@ def _decode_array(
 
 
 def _decode_struct(
-    fields: tuple[tuple[str, Decoder], ...], data: bytes, pos: int
+    steps: tuple[tuple[Any, ...], ...], data: bytes, pos: int
 ) -> tuple[dict[str, Any], int]:
-    out = {}
-    for name, dec in fields:
-        out[name], pos = dec(data, pos)
+    out: dict[str, Any] = {}
+    for name, dec in steps:
+        if dec.__class__ is struct.Struct:
+            if dec.size > len(data) - pos:
+                raise DecodeError(f"truncated: need {dec.size} bytes at offset {pos}, "
+                                  f"{len(data) - pos} left")
+            out.update(zip(name, dec.unpack_from(data, pos)))  # noqa: B905 -- same length
+            pos += dec.size
+        else:
+            out[name], pos = dec(data, pos)
     return out, pos
 
 

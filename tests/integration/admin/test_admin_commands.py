@@ -54,9 +54,8 @@ def test_create_writes_kafkas_topic_znode(zk_client: KazooClient, zk_chroot: str
     # the controller, not the tool, creates partition states (as in Kafka)
     assert zk_client.exists("/brokers/topics/t/partitions") is None
 
-    r = run(
-        zk_chroot, "topics create --topic m --replica-assignment 0:3,1 --replica-assignment 1:1,2"
-    )
+    # kafka-topics' format: partition 0 on brokers 3,1 and partition 1 on 1,2
+    r = run(zk_chroot, "topics create --topic m --replica-assignment 3:1,1:2")
     assert r.exit_code == 0, r.output
     assert raw(zk_client, "/brokers/topics/m") == (
         b'{"version":2,"partitions":{"0":[3,1],"1":[1,2]},'
@@ -79,7 +78,7 @@ def test_create_refusals(zk_client: KazooClient, zk_chroot: str) -> None:
     assert "Replication factor: 3 larger than available brokers: 2" in r.stderr
     assert not zk_client.exists("/brokers/topics/u")
 
-    r = run(zk_chroot, "topics create --topic u --replica-assignment 0:1,7")
+    r = run(zk_chroot, "topics create --topic u --replica-assignment 1:7")
     assert r.exit_code == 1 and "not registered: 7" in r.stderr
     assert not zk_client.exists("/brokers/topics/u")
 
@@ -90,6 +89,10 @@ def test_create_refusals(zk_client: KazooClient, zk_chroot: str) -> None:
         == 2
     )
     assert run(zk_chroot, "topics create --topic u --replica-assignment zero").exit_code == 2
+    r = run(zk_chroot, "topics create --topic u --replica-assignment 0:1,2,3")  # old form
+    assert r.exit_code == 2 and "partition 1 ('2') has 1 replica(s)" in r.stderr
+    assert "1:2,3:4 puts partition 0 on brokers 1,2" in r.stderr
+    assert not zk_client.exists("/brokers/topics/u")
     r = run(zk_chroot, "topics create --topic bad/name --partitions 1 --replication-factor 1")
     assert r.exit_code == 1 and "illegal" in r.stderr
 
@@ -121,9 +124,16 @@ def test_add_partitions_rewrites_the_topic_znode(zk_client: KazooClient, zk_chro
     )
     r = run(zk_chroot, "topics add-partitions --topic t --partitions 3")
     assert r.exit_code == 1 and "can only be increased" in r.stderr
-    r = run(zk_chroot, "topics add-partitions --topic t --partitions 5 --replica-assignment 4:3,2")
+    r = run(zk_chroot, "topics add-partitions --topic t --partitions 5 --replica-assignment 3:2")
     assert r.exit_code == 0, r.output
     assert json.loads(raw(zk_client, "/brokers/topics/t"))["partitions"]["4"] == [3, 2]
+    # every partition listed, as kafka-topics --alter takes it: the existing ones are skipped
+    r = run(zk_chroot, "topics add-partitions --topic t --partitions 6 "
+                       "--replica-assignment 2:3,3:1,1:3,2:3,3:2,1:2")
+    assert r.exit_code == 0, r.output
+    assert json.loads(raw(zk_client, "/brokers/topics/t"))["partitions"]["5"] == [1, 2]
+    r = run(zk_chroot, "topics add-partitions --topic t --partitions 8 --replica-assignment 1:2")
+    assert r.exit_code == 1 and "needs the 2 new one(s), or all 8" in r.stderr
 
 
 def test_preferred_election_znode(zk_client: KazooClient, zk_chroot: str) -> None:

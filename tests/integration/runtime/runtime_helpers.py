@@ -44,9 +44,12 @@ def controller_znode(client: KazooClient) -> tuple[int | None, int, int]:
 
 def expire_on_server(client: KazooClient, hosts: str) -> None:
     """Expire ``client``'s session on the ensemble: attach a second connection to the same
-    session (id and password) and close it."""
+    session (id and password) and close it. The second client has no chroot: kazoo's start
+    would otherwise read the chroot, a request the server's moving of the session between
+    connections may answer with a connection loss."""
     sid, pwd = client._session_id, client._session_passwd
-    other = KazooClient(hosts=hosts, client_id=(sid, pwd), timeout=SESSION_MS / 1000)
+    other = KazooClient(hosts=hosts.split("/", 1)[0], client_id=(sid, pwd),
+                        timeout=SESSION_MS / 1000)
     other.start(timeout=15)
     other.stop()
     other.close()

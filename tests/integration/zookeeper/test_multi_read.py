@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from kazoo.client import KazooClient
-from kazoo.exceptions import ConnectionLoss, NoNodeError
+from kazoo.exceptions import ConnectionClosedError, ConnectionLoss, NoNodeError
+from kazoo.protocol.serialization import Exists
 
 from adapters.zookeeper import multi_read
 from adapters.zookeeper.codecs import ClusterIdZnode, LogDirEventZnode, decode, encode
@@ -116,7 +119,7 @@ def test_large_znodes_are_cut_into_batches_under_the_buffer(zk_client: KazooClie
 
     def spy(req: object, res: object) -> object:
         if isinstance(req, MultiRead):
-            calls.append(len(req.ops))
+            calls.append(len(req.paths))
         return real_call(req, res)
 
     zk_client._call = spy  # type: ignore[method-assign]
@@ -199,3 +202,33 @@ def test_kafka_znodes_written_then_bulk_read_decode_to_the_same_values(
         zk_client.create(path, encode(path, value), makepath=True)
     got = read_many(zk_client, [p for p, _ in samples])
     assert {p: decode(p, got[p][0]) for p, _ in samples} == dict(samples)  # type: ignore[index]
+
+
+def test_call_many_queues_requests_as_kazoo_does(zk_client: KazooClient, zk_chroot: str) -> None:
+    """``call_many``: many requests queued with one wake-up; answers in order, watches set."""
+    paths = make_tree(zk_client, 300)
+    expected = {paths[7], "/n/absent"}
+    fired: list[str] = []
+    both_fired = threading.Event()
+
+    def watcher(event: object) -> None:
+        fired.append(event.path)  # type: ignore[attr-defined]
+        if set(fired) >= expected:
+            both_fired.set()
+
+    requests = [Exists(zk_client.chroot + p, watcher) for p in [*paths, "/n/absent"]]
+    results = multi_read.call_many(zk_client, requests)
+    stats = [r.get(timeout=10) for r in results]
+    assert [s.czxid for s in stats[:-1]] == [zk_client.exists(p).czxid for p in paths]
+    assert stats[-1] is None
+    zk_client.set(paths[7], b"changed")
+    zk_client.create("/n/absent", b"")  # an exists watch on a missing znode fires on creation
+    assert both_fired.wait(10), fired
+
+    closed = KazooClient(hosts=zk_chroot)
+    closed.start(timeout=15)
+    closed.stop()
+    (r,) = multi_read.call_many(closed, [Exists(zk_client.chroot + paths[0], None)])
+    with pytest.raises(ConnectionClosedError):
+        r.get(timeout=10)
+    closed.close()

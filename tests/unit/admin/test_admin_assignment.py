@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from adapters.admin.assignment import (
     assign_replicas,
+    number_partitions,
     parse_replica_assignment,
     validate_assignment,
 )
@@ -86,11 +88,37 @@ def test_refusals_use_kafkas_wording() -> None:
         assign_replicas([], 1, 1)
 
 
-def test_manual_assignment_parser() -> None:
-    assert parse_replica_assignment(["0:1,2,3", "1:2,3,1"]) == {0: (1, 2, 3), 1: (2, 3, 1)}
-    for bad in (["1,2"], ["x:1"], ["0:"], ["0:1,a"], ["0:1", "0:2"], ["0:-1"]):
-        with pytest.raises(ValueError):
-            parse_replica_assignment(bad)
+def test_manual_assignment_parser_reads_kafkas_format() -> None:
+    """kafka-topics --replica-assignment: commas separate partitions, colons brokers."""
+    assert parse_replica_assignment("1:2,3:4") == [(1, 2), (3, 4)]
+    assert parse_replica_assignment("3") == [(3,)]
+    assert parse_replica_assignment("1,2,3") == [(1,), (2,), (3,)]
+    assert parse_replica_assignment(" 1 : 2 , 2:3 ") == [(1, 2), (2, 3)]
+    bad = [
+        ("", "empty"),
+        ("  ", "empty"),
+        ("1:2,,3:4", "partition 1 lists no broker"),
+        ("1:2,", "partition 1 lists no broker"),
+        ("1::2", "partition 0 ('1::2') has an empty broker id"),
+        ("1:x", "'x', which is not a broker id"),
+        ("1:-2", "'-2', which is not a broker id"),
+        ("1:2:1", "lists broker 1 twice"),
+        ("1:2,3", "partition 1 ('3') has 1 replica(s), partition 0 has 2"),
+        ("0:1,2,3", "partition 1 ('2') has 1 replica(s)"),  # the old PARTITION:BROKERS form
+    ]
+    for text, words in bad:
+        with pytest.raises(ValueError, match=re.escape(words)) as info:
+            parse_replica_assignment(text)
+        if "twice" not in words:
+            assert "1:2,3:4 puts partition 0 on brokers 1,2" in str(info.value)
+
+
+def test_new_partitions_are_numbered_after_the_existing_ones() -> None:
+    assert number_partitions([(3, 1)], existing=2, total=3) == {2: (3, 1)}
+    # every partition listed (kafka-topics' --alter): the existing entries are ignored
+    assert number_partitions([(1, 2), (2, 3), (3, 1)], existing=2, total=3) == {2: (3, 1)}
+    with pytest.raises(AdminError, match="needs the 1 new one"):
+        number_partitions([(1, 2), (2, 3)], existing=2, total=3)
 
 
 def test_manual_assignment_validation() -> None:

@@ -110,3 +110,43 @@ def test_reassignment_completion_races_a_leader_isr_change() -> None:
                 "reassign t-0:2,3", "step 2", "isr 3 t-0 3,1", "run"):
         interp.execute(cmd)
     assert I.check_state(global_view(interp.w)) == []
+
+
+def _interpret(*commands: str) -> Interpreter:
+    interp = Interpreter()
+    for cmd in commands:
+        interp.execute(cmd)
+    return interp
+
+
+def test_a_reassignment_the_controller_refused_is_not_judged() -> None:
+    """Broker 3 is down: the controller refuses the move to 3,1 and removes the request from
+    ``/admin/reassign_partitions``; the partition keeps 1,2 and nothing is "finished"."""
+    interp = _interpret("world brokers=3", "start all", "run", "create-topic t 0:1,2", "run",
+                        "crash 3", "run", "reassign t-0:3,1", "run")
+    view = global_view(interp.w)
+    assert view.pending is False
+    assert view.zk is not None and view.zk.assignment[("t", 0)] == (1, 2)
+    assert view.zk.reassignments_pending == () and view.reassign_targets == ()
+    assert I.check_quiescent(view) == []
+    # had the world taken the admin's request for an accepted one, it would be reported
+    judged = replace(view, reassign_targets=((("t", 0), (3, 1)),))
+    assert [v.invariant for v in I.check_quiescent(judged)] == \
+        ["finished_reassignment_has_target_replicas"]
+
+
+def test_an_accepted_reassignment_is_recorded_and_judged() -> None:
+    interp = _interpret("world brokers=3", "start all", "run", "create-topic t 0:1,2,3",
+                        "run", "reassign t-0:3,1", "run")
+    view = global_view(interp.w)
+    assert view.pending is False and view.reassign_targets == ((("t", 0), (3, 1)),)
+    assert view.zk is not None and view.zk.assignment[("t", 0)] == (3, 1)
+    assert I.check_quiescent(view) == []
+
+
+def test_the_reassign_tool_refuses_an_unknown_topic_or_partition() -> None:
+    for target in ("u-0:1,2", "t-5:1,2"):
+        interp = _interpret("world brokers=3", "start all", "run", "create-topic t 0:1,2",
+                            "run", f"reassign {target}")
+        assert interp.w.zk.get("/admin/reassign_partitions") is None, target
+        assert global_view(interp.w).reassign_targets == ()

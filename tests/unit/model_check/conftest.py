@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
-from mc_support import patch_broker_epoch_bug
+
+from model_check import mutants
 
 
 @pytest.fixture
-def broker_epoch_bug(monkeypatch: pytest.MonkeyPatch) -> None:
-    patch_broker_epoch_bug(monkeypatch)
+def broker_epoch_bug() -> Iterator[None]:
+    """Brokers ignore the broker epoch (KIP-380 undone) for the test."""
+    with mutants.patched("broker-ignores-broker-epoch"):
+        yield

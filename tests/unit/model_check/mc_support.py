@@ -1,4 +1,4 @@
-"""Support for the model checker tests: tiny scenarios, a stub invariant, a historic-bug patch.
+"""Support for the model checker tests: a tiny scenario and a stub invariant.
 
 (No ``__init__.py`` here: the directory's package name would shadow ``model_check``.)
 """
@@ -7,9 +7,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import pytest
-
-from fsm.errors import ErrorCode
 from model_check.checks import Checks
 from model_check.world import World
 
@@ -31,20 +28,6 @@ replication_factor = 2
 """The broker-epoch mutant's minimal counterexample is 7 steps after the setup: the
 controller sends for the topic, broker 2 crashes and restarts, the old request arrives."""
 MUTANT_DEPTH = 7
-
-
-def _skip_broker_epoch(own_epoch, highest_controller_epoch, broker_epoch, controller_epoch):
-    """``epoch_error`` without the broker-epoch fence (KIP-380 undone)."""
-    if controller_epoch < highest_controller_epoch:
-        return ErrorCode.STALE_CONTROLLER_EPOCH
-    return ErrorCode.NONE
-
-
-def patch_broker_epoch_bug(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Patch the broker core from outside ``fsm``: it ignores the broker epoch."""
-    from fsm.broker import commands
-
-    monkeypatch.setattr(commands, "epoch_error", _skip_broker_epoch)
 
 
 class EpochView(NamedTuple):

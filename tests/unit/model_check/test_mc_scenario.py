@@ -64,3 +64,25 @@ def test_bad_values_are_explained(text: str, words: str) -> None:
 def test_unknown_name_lists_the_shipped_ones() -> None:
     with pytest.raises(ScenarioError, match="smoke"):
         load("no-such-scenario")
+
+
+def test_deep_parses_and_its_first_levels_run() -> None:
+    """``deep`` is meant for the Spark engine; locally its first levels run and pass."""
+    from model_check.checks import default_checks
+    from model_check.search import Options, bfs
+
+    sc = load("deep")
+    cfg = sc.world_config()
+    assert cfg.brokers == 3 and len(sc.topics) == 2 and len(sc.admin) == 5
+    assert sc.depth > load("standard").depth
+    r = bfs(sc, default_checks(), Options(depth=2))
+    assert r.verdict == "pass" and r.bounded_by == "depth"
+    assert [lv.new for lv in r.levels] == [19, 296]
+
+
+def test_mutant_and_symmetric_scenarios_load() -> None:
+    for name in ("mutants-restart", "mutants-failover", "mutants-isr", "mutants-shutdown",
+                 "mutants-deletion", "symmetric"):
+        sc = load(name)
+        assert sc.description and sc.depth > 0
+    assert load("symmetric").symmetry is True

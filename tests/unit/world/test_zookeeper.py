@@ -170,6 +170,7 @@ def test_snapshot_is_independent_of_insertion_order(order: list[str]) -> None:
         zk = ZooKeeper()
         for p in paths:
             zk.nodes[p] = zk.nodes["/"]._replace(children=())
+            zk.touched(p)
         s = zk.open_session()
         for p in paths:
             zk.get(p, watch=s)

@@ -1,0 +1,77 @@
+"""``kcontrol chaos``: the fault campaign (``adapters.chaos``) on a cluster it starts and stops.
+
+Exit codes: 0 when no audit violation, no loss and no stuck operation was found; 1 otherwise
+(or when the cluster could not be started); 2 usage; 130 interrupted (everything started is
+stopped in every case).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from adapters.chaos.plan import make_plan
+from adapters.chaos.runner import Settings, run_campaign
+from adapters.cli.admin_cmd import quiet_kazoo
+from adapters.cli.controller_cmd import _valid_hosts
+from adapters.cli.zk_options import zookeeper_auth_option
+from adapters.zookeeper.connect import ZkAuth
+
+
+@click.command("chaos")
+@click.option("--brokers", type=click.IntRange(2, 9), default=3, show_default=True)
+@click.option("--faults", type=click.IntRange(1, 10_000), default=20, show_default=True,
+              help="How many faults to inject (one admin action before each).")
+@click.option("--seed", type=int, default=1, show_default=True,
+              help="Seeds the plan: the same seed gives the same actions and faults.")
+@click.option("--zookeeper", "hosts", default=None, metavar="HOSTS",
+              help="Use this ensemble (host:port,...[/chroot]) instead of starting a 3-server "
+                   "one; ZooKeeper server faults are then left out.")
+@zookeeper_auth_option
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Write the report here as JSON.")
+@click.option("--session-timeout-ms", type=click.IntRange(min=2000), default=6000,
+              show_default=True, help="The brokers' ZooKeeper session timeout.")
+@click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
+              default=None, help="Where the cluster lives (logs, state); default: a new "
+                                 "temporary directory, kept afterwards for the logs.")
+@click.option("--settle-timeout", type=click.FloatRange(min=5.0), default=None,
+              help="Seconds to wait for the cluster to settle after each fault "
+                   "[default: max(60, 12 session timeouts)].")
+@click.option("--op-timeout", type=click.FloatRange(min=5.0), default=None,
+              help="Seconds after which an admin operation not complete is stuck "
+                   "[default: max(90, 15 session timeouts)].")
+@click.option("--time-limit", type=click.FloatRange(min=10.0), default=None,
+              help="Stop injecting after this many seconds [default: 300 + 90 per fault].")
+@click.option("--plan", "show_plan", is_flag=True,
+              help="Print the plan the seed gives and exit (starts nothing).")
+def chaos(brokers: int, faults: int, seed: int, hosts: str | None,
+          zookeeper_auth: ZkAuth | None, json_path: Path | None, session_timeout_ms: int,
+          directory: Path | None, settle_timeout: float | None, op_timeout: float | None,
+          time_limit: float | None, show_plan: bool) -> None:
+    """Run a seeded fault campaign on a local cluster: admin actions interleaved with kill -9,
+    SIGSTOP past the session timeout, controlled shutdowns, ZooKeeper server kills and
+    server-side session expiry; after each fault, wait for recovery and audit ZooKeeper and
+    every broker's metadata. Exit 0 only with no violation, loss or stuck operation."""
+    quiet_kazoo()
+    if hosts is not None and (problem := _valid_hosts(hosts)):
+        raise click.BadParameter(f"{hosts!r}: {problem}", param_hint="--zookeeper")
+    if show_plan:
+        for step in make_plan(seed, faults, brokers, zookeeper_faults=hosts is None):
+            click.echo(f"{step.index:>4}  {step.action.describe():<40} {step.fault.describe()}")
+        return
+    if directory is None:
+        directory = Path(tempfile.mkdtemp(prefix="kcontrol-chaos-"))
+    settings = Settings(directory.absolute(), brokers=brokers, faults=faults, seed=seed,
+                        zookeeper=hosts, auth=zookeeper_auth,
+                        session_timeout_ms=session_timeout_ms,
+                        settle_timeout_s=settle_timeout, op_timeout_s=op_timeout,
+                        time_limit_s=time_limit)
+    console = Console(width=max(Console().width, 160))
+    console.print(f"kcontrol chaos: seed {seed}, {faults} fault(s), {brokers} brokers; "
+                  f"logs in {settings.directory}")
+    code, _ = run_campaign(settings, console, json_path)
+    raise SystemExit(code)

@@ -1,0 +1,122 @@
+"""``kcontrol cluster``: a whole local cluster (up, down, status) and the ``make run`` demo.
+
+``up`` prints the brokers table to stderr and only the ZooKeeper connect string to stdout, so
+``ZK=$(kcontrol cluster up)`` captures it (as ``kcontrol zookeeper up`` does).
+Exit codes: 0 done; 1 failed (the message says why; ``up`` stops what it started); 2 usage.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NoReturn
+
+import click
+from rich.console import Console
+
+from adapters.cli.admin_cmd import quiet_kazoo
+from adapters.cli.controller_cmd import _valid_hosts
+from adapters.cluster import Cluster, ClusterError, NoClusterError
+from adapters.cluster.demo import run_demo, status_table
+from adapters.cluster.launcher import DEFAULT_SESSION_TIMEOUT_MS
+
+DEFAULT_DIR = Path(".kcontrol/cluster")
+
+_dir_option = click.option(
+    "--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
+    default=DEFAULT_DIR, show_default=True,
+    help="Directory holding the cluster: cluster.json, broker logs, the ensemble.")
+
+
+def _fail(message: object) -> NoReturn:
+    click.echo(f"kcontrol cluster: error: {message}", err=True)
+    raise SystemExit(1)
+
+
+@click.group()
+def cluster() -> None:
+    """Start, inspect and stop a local cluster: ZooKeeper and broker processes."""
+    quiet_kazoo()  # kazoo logs every refused connection; the command's message says it once
+
+
+@cluster.command()
+@click.option("--brokers", type=click.IntRange(1, 9), default=3, show_default=True)
+@click.option("--zookeeper", "hosts", default=None, metavar="HOSTS",
+              help="Use this ensemble (host:port,...[/chroot]) instead of starting one.")
+@_dir_option
+@click.option("--session-timeout-ms", type=click.IntRange(min=1000),
+              default=DEFAULT_SESSION_TIMEOUT_MS, show_default=True,
+              help="The brokers' ZooKeeper session timeout (how fast a kill -9 is noticed).")
+@click.option("--control-plane/--no-control-plane", default=True, show_default=True,
+              help="Give each broker a CONTROLLER listener for controller requests (KIP-291).")
+@click.option("--timeout", type=click.FloatRange(min=1.0), default=90.0, show_default=True,
+              help="Seconds to wait for the cluster to be ready.")
+def up(brokers: int, hosts: str | None, directory: Path, session_timeout_ms: int,
+       control_plane: bool, timeout: float) -> None:
+    """Start ZooKeeper (unless --zookeeper) and BROKERS brokers; wait until a controller is
+    elected and every broker's metadata names every broker."""
+    if hosts is not None and (problem := _valid_hosts(hosts)):
+        raise click.BadParameter(f"{hosts!r}: {problem}", param_hint="--zookeeper")
+    try:
+        c = Cluster.create(directory, brokers, zookeeper=hosts,
+                           session_timeout_ms=session_timeout_ms, control_plane=control_plane)
+        if c.ensemble is not None:
+            click.echo(f"starting a 3-server ZooKeeper ensemble in {c.ensemble_dir} ...",
+                       err=True)
+        click.echo(f"starting {brokers} broker(s) (logs: {c.directory}/broker-<id>.log) ...",
+                   err=True)
+        st = c.up(timeout)
+    except ClusterError as exc:
+        _fail(exc)
+    Console(stderr=True, width=max(Console().width, 120)).print(status_table(st))
+    click.echo(f"controller: broker {st.controller} (controller epoch {st.controller_epoch})",
+               err=True)
+    click.echo(f"admin commands: export KCONTROL_ZOOKEEPER={c.zookeeper}", err=True)
+    click.echo(f"stop it with: kcontrol cluster down --dir {directory}", err=True)
+    click.echo(c.zookeeper)
+
+
+@cluster.command()
+@_dir_option
+def down(directory: Path) -> None:
+    """Stop exactly what `up` started in DIR: brokers (controlled shutdown, the controller
+    last), then its ZooKeeper ensemble."""
+    try:
+        c = Cluster.load(directory)
+    except NoClusterError:
+        click.echo(f"nothing to stop: {directory} holds no cluster")
+        return
+    except ClusterError as exc:
+        _fail(exc)
+    lines = c.down()
+    for line in lines:
+        click.echo(line)
+
+
+@cluster.command()
+@_dir_option
+def status(directory: Path) -> None:
+    """The brokers, the controller and what each broker's metadata says; exit 1 unless every
+    broker runs, is registered and agrees on the brokers and the controller."""
+    try:
+        c = Cluster.load(directory)
+        st = c.status()
+    except ClusterError as exc:
+        _fail(exc)
+    Console(width=max(Console().width, 120)).print(status_table(st))
+    problems = st.problems()
+    for p in problems:
+        click.echo(f"not ready: {p}")
+    if problems:
+        raise SystemExit(1)
+    click.echo(f"controller: broker {st.controller} (controller epoch {st.controller_epoch})")
+
+
+@cluster.command()
+@click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
+              default=Path(".kcontrol/demo"), show_default=True)
+@click.option("--session-timeout-ms", type=click.IntRange(min=1000), default=4000,
+              show_default=True)
+def demo(directory: Path, session_timeout_ms: int) -> None:
+    """The `make run` walk-through: create a topic, kill -9 the controller's broker, bring it
+    back, move a partition, delete the topic, audit; then stop everything."""
+    raise SystemExit(run_demo(directory.absolute(), session_timeout_ms=session_timeout_ms))

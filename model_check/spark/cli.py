@@ -1,0 +1,47 @@
+"""``kcontrol check --engine spark``: what the command needs from the Spark engine, kept here
+so the command itself only parses options and prints."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from model_check.checks import Checks
+from model_check.scenario import Scenario
+from model_check.search import Level, Options, Result
+
+MASTER_HELP = ("--engine spark: the Spark master (local[N], spark://HOST:PORT, yarn, ...); "
+               "default: spark-submit's --master, else local[*]")
+PARTITIONS_HELP = ("--engine spark: partitions of the frontier and of the visited "
+                   "fingerprints; default: 1 per core in local mode, 2 per core on a cluster")
+
+
+class SparkUnavailable(RuntimeError):
+    """No Spark context could be started (no Java, a master that cannot be reached...)."""
+
+
+def run_spark(scenario: Scenario, checks: Checks, options: Options, master: str | None,
+              partitions: int | None, on_level: Callable[[Level], None] | None = None,
+              mutant: str | None = None) -> tuple[Result, dict[str, object]]:
+    """Run the Spark engine; return its result and the Spark settings for the report.
+    ``mutant``: the name of a ``model_check.mutants`` mutant the caller has applied in this
+    process; it is applied on the executors too."""
+    from model_check.spark.engine import SparkOptions, spark_bfs
+    from model_check.spark.patches import MutantPatch
+    from model_check.spark.session import spark_context
+
+    try:
+        sc = spark_context(master)
+    except Exception as e:  # noqa: BLE001 -- whatever PySpark raises, the check cannot run
+        first_line = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise SparkUnavailable(f"cannot start Spark (master {master or 'default'}): "
+                               f"{first_line}") from e
+    patch = MutantPatch(mutant) if mutant else None
+    run = spark_bfs(scenario, checks, options, SparkOptions(master, partitions, patch),
+                    on_level, sc=sc)
+    return run.result, run.settings.as_dict() | {"trace_lookups": run.trace_lookups}
+
+
+def describe(spark: dict[str, object]) -> str:
+    return (f"spark {spark['spark_version']} master={spark['master']} "
+            f"partitions={spark['partitions']} parallelism={spark['default_parallelism']} "
+            f"checkpoint={spark['checkpoint']}")

@@ -1,0 +1,257 @@
+"""Level-synchronous breadth-first search on Spark, state for state the local engine's.
+
+A level's output is one persisted dataset, hash-partitioned by fingerprint: partition ``i``
+holds the visited store of the fingerprints ``fp % partitions == i`` (with each one's
+parent pointer) and the states of that partition first reached at this level, in bundles
+(``tasks``). Level ``d`` is one Spark job of two stages, after which the lineage is cut:
+
+1. **expand** (on the executors, reading the last output): every frontier state is
+   expanded with ``search.expand`` -- the local engine's unit: the same world, controller
+   and broker code, the same edge checks; each successor's state invariants are checked
+   there too; duplicates inside a task are combined (smallest path kept); a small frontier
+   is expanded by fewer tasks;
+2. **shuffle** the candidates into the partitioner of the store;
+3. **dedupe**: partition ``i`` of the last output is unioned with partition ``i`` of the
+   candidates (the same partitioner, so the store is never reshuffled); candidates the store
+   has not seen join it and are the next frontier; each task reports (generated, new, first
+   violation) through an accumulator;
+4. the output is persisted, ``localCheckpoint``-ed (or ``checkpoint``-ed to
+   ``spark.kcontrol.checkpointDir`` when the Spark conf names one, for clusters that may
+   lose an executor), and materialised by a count on the JVM side.
+
+Order and parents: a state's key is the smallest action-index path that reaches it
+(``encoding``), the order in which the local engine meets it, so the recorded parent, the
+first violation and the counterexample are the local engine's whatever the partitioning.
+The first level holding a violation stops the run; that level's counts are cut where the
+local engine stops (two small jobs), and the trace is rebuilt by walking parent pointers
+back through the visited store (one single-partition lookup per step) -- checked against
+the path -- then replayed by ``counterexample.rebuild`` in the driver. The same cut applies
+to ``max_states``.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from model_check.checks import Checks
+from model_check.scenario import Scenario
+from model_check.search import ROOT, Level, Options, Result, Violation
+from model_check.spark import tasks as T
+from model_check.spark.encoding import VisitedStore, last_index, pack_bundle, path_indices
+from model_check.spark.patches import ExecutorPatch
+from model_check.spark.session import (
+    SparkSettings,
+    default_partitions,
+    settings,
+    spark_context,
+)
+from model_check.start import Start, start
+from model_check.symmetry import canonicalizer
+from model_check.world import fingerprint
+
+CHECKPOINT_DIR_CONF = "spark.kcontrol.checkpointDir"
+MIN_STATES_PER_TASK = 64
+"""A frontier of fewer than ``partitions * MIN_STATES_PER_TASK`` states is expanded by fewer
+tasks (each task costs a Python round trip; a level of a few states is common near the
+start and the end)."""
+
+
+@dataclass(frozen=True)
+class SparkOptions:
+    master: str | None = None  # None: the running context's, spark-submit's, or local[*]
+    partitions: int | None = None  # None: session.default_partitions
+    patch: ExecutorPatch | None = None  # applied around every executor task (mutants)
+    min_states_per_task: int = MIN_STATES_PER_TASK  # 1: one expand task per partition
+
+
+@dataclass
+class SparkRun:
+    """A Spark check: the engine-neutral ``Result`` and where it ran."""
+
+    result: Result
+    settings: SparkSettings
+    trace_lookups: int = 0  # single-partition jobs that walked the parent pointers
+
+
+def spark_bfs(scenario: Scenario, checks: Checks, options: Options | None = None,
+              spark: SparkOptions | None = None,
+              on_level: Callable[[Level], None] | None = None, sc=None) -> SparkRun:  # noqa: ANN001
+    """The Spark engine. ``sc``: a running ``SparkContext`` (else ``spark_context``). The
+    driver runs the setup (``start``) itself: a patch that must hold there (a mutant) is the
+    caller's to apply in this process; ``spark.patch`` carries it to the executors."""
+    t0 = time.perf_counter()
+    options = options or Options()
+    spark = spark or SparkOptions()
+    sc = sc if sc is not None else spark_context(spark.master)
+    partitions = spark.partitions or default_partitions(sc)
+    checkpoint_dir = sc.getConf().get(CHECKPOINT_DIR_CONF, None)
+    if checkpoint_dir:
+        sc.setCheckpointDir(checkpoint_dir)
+    symmetric = scenario.symmetry if options.symmetry is None else options.symmetry
+    run = SparkRun(_result(scenario, checks, symmetric),
+                   settings(sc, partitions, checkpoint_dir or "local"))
+    st = start(scenario, checks)
+    run.result.setup_steps = len(st.setup)
+    if st.found is not None:
+        run.result.violation = Violation(st.found.invariant, st.found.detail, (), st.setup)
+    else:
+        job = T.Job(st.config, checks, partitions, symmetric, spark.patch)
+        _Search(sc, checkpoint_dir, st, job, run, on_level, spark.min_states_per_task).run(
+            scenario.depth if options.depth is None else options.depth,
+            scenario.max_states if options.max_states is None else options.max_states)
+    run.result.seconds = time.perf_counter() - t0
+    if run.result.violation is not None:
+        run.result.verdict = "violation"
+    return run
+
+
+def _result(scenario: Scenario, checks: Checks, symmetric: bool) -> Result:
+    # the same fields the local engine fills (search.bfs), engine "spark"
+    return Result(scenario.name, "spark", "pass", 0, 1, 0, 0.0,
+                  symmetry="on" if symmetric else "off", checks=checks.name)
+
+
+class _Search:
+    def __init__(self, sc, checkpoint_dir: str | None, st: Start, job: T.Job,  # noqa: ANN001
+                 run: SparkRun, on_level: Callable[[Level], None] | None,
+                 min_states_per_task: int) -> None:
+        self.sc, self.n, self.checkpoint_dir = sc, job.partitions, checkpoint_dir
+        self.min_states_per_task = min_states_per_task
+        self.st, self.job, self.spark_run, self.on_level = st, job, run, on_level
+
+    # ------------------------------------------------------------ datasets
+
+    def _initial(self):  # noqa: ANN202
+        """Level 0's output: every partition's visited store, the start state alone."""
+        snap = self.st.snapshot
+        real = fingerprint(snap)
+        key = canonicalizer(self.st.config)(snap) if self.job.symmetric else real
+        records = []
+        for i in range(self.n):
+            store = VisitedStore()
+            if i == key % self.n:
+                store.add([key], [0], [ROOT])
+            records.append((i, (T.VISITED, *store.to_bytes())))
+        records.append((key % self.n, (T.FRONTIER, pack_bundle([(key, b"", snap, real)]))))
+        return self.sc.parallelize(records, self.n).partitionBy(self.n, T.partition_key)
+
+    def _level(self, previous, frontier_size: int):  # noqa: ANN001, ANN202
+        """One level: ``previous`` (the last level's output) -> (this level's output,
+        each partition's (generated, new, finding))."""
+        # a small frontier is expanded by fewer tasks; the dedupe stage keeps all
+        # partitions: it is co-partitioned with the store
+        tasks = min(self.n, max(1, frontier_size // self.min_states_per_task))
+        source = previous if tasks == self.n else previous.coalesce(tasks)
+        expanded = source.mapPartitionsWithIndex(
+            functools.partial(T.expand_partition, self.job))
+        candidates = expanded.partitionBy(self.n, T.partition_key)
+        both = previous.union(candidates)
+        assert both.getNumPartitions() == self.n, \
+            f"the visited store and the candidates are not co-partitioned " \
+            f"({both.getNumPartitions()} partitions, expected {self.n})"
+        metas = self.sc.accumulator({}, T.PartitionMetas())
+        out = both.mapPartitionsWithIndex(functools.partial(T.dedupe_partition, metas),
+                                          preservesPartitioning=True)
+        out.persist()
+        if self.checkpoint_dir:
+            out.checkpoint()
+        else:
+            out.localCheckpoint()
+        # materialise the level with a count on the JVM side: a Python action would read
+        # every state of the level back through a Python worker for nothing
+        out._jrdd.count()
+        got = metas.value
+        assert sorted(got) == list(range(self.n)), f"dedupe sums from partitions {sorted(got)}"
+        return out, [got[i] for i in range(self.n)]
+
+    # ------------------------------------------------------------ the loop
+
+    def run(self, depth_bound: int, max_states: int) -> None:
+        result = self.spark_run.result
+        previous = self._initial()
+        frontier_size, cached = 1, None
+        for depth in range(1, depth_bound + 1):
+            if frontier_size == 0:
+                return
+            t = time.perf_counter()
+            out, metas = self._level(previous, frontier_size)
+            generated = sum(m[0] for m in metas)
+            new = sum(m[1] for m in metas)
+            finding = None
+            for m in metas:
+                finding = T.first(finding, m[2])
+            room = max(max_states - result.distinct_states, 1)
+            if finding is not None or new >= room:
+                self._cut(depth, previous, frontier_size, out, finding,
+                          room if new >= room else None, t)
+                return
+            self._record(Level(depth, frontier_size, generated, new, generated - new,
+                               time.perf_counter() - t))
+            if cached is not None:
+                cached.unpersist()
+            previous = cached = out
+            frontier_size = new
+        if frontier_size:
+            result.bounded_by = "depth"
+
+    def _record(self, level: Level) -> None:
+        result = self.spark_run.result
+        result.levels.append(level)
+        result.states_generated += level.generated
+        result.distinct_states += level.new
+        if level.new:
+            result.depth = level.depth
+        if self.on_level is not None:
+            self.on_level(level)
+
+    def _cut(self, depth: int, frontier, frontier_size: int, out,  # noqa: ANN001
+             finding: T.Finding | None, room: int | None, t: float) -> None:
+        """The level where the local engine stops early: at the first violation in its
+        order, or at the state that fills ``max_states``, whichever comes first."""
+        result = self.spark_run.result
+        paths = out.mapPartitions(T.frontier_paths)
+        limit = None
+        if room is not None:  # the path of the room-th new state, in the local order
+            limit = paths.takeOrdered(room)[-1]
+        if finding is not None and (limit is None or finding.path <= limit):
+            cut, cut_is_new = finding.path, finding.kind == "state"
+        else:
+            finding, cut, cut_is_new = None, limit, True
+            result.bounded_by = "max-states"
+        before = paths.filter(functools.partial(_before, cut)).count()
+        new = before + (1 if cut_is_new else 0)
+        generated = frontier.mapPartitions(functools.partial(
+            T.count_edges_before, self.job, cut[:-2], last_index(cut))).sum()
+        self._record(Level(depth, frontier_size, generated, new, generated - new,
+                           time.perf_counter() - t))
+        if finding is not None:
+            path = self._walk_back(out, finding)
+            assert path == path_indices(finding.path), \
+                f"parent pointers give {path}, the discovery order {path_indices(finding.path)}"
+            result.violation = Violation(finding.invariant, finding.detail, path, self.st.setup)
+
+    def _walk_back(self, visited, finding: T.Finding) -> tuple[int, ...]:  # noqa: ANN001
+        """Action indices from the start to the finding, following parent pointers: one
+        lookup in one partition of the store per step."""
+        out: list[int] = []
+        if finding.kind == "edge":
+            out.append(last_index(finding.path))
+            fp = finding.parent
+        else:
+            fp = finding.fp
+        while True:
+            hits = self.sc.runJob(visited, functools.partial(T.parent_in, fp), [fp % self.n])
+            self.spark_run.trace_lookups += 1
+            assert len(hits) == 1, f"state {fp:#x}: {len(hits)} parent records"
+            parent, index = hits[0]
+            if index == ROOT:
+                return tuple(reversed(out))
+            out.append(index)
+            fp = parent
+
+
+def _before(cut: bytes, path: bytes) -> bool:
+    return path < cut

@@ -1,0 +1,272 @@
+"""What the executors run: expand a frontier partition, deduplicate against the visited
+store, and the few small lookups the driver needs at the end.
+
+Everything here is a module-level function of plain values (``Job`` is the per-run constant
+part), so Spark ships it by reference and the executors import the same world, controller
+and invariant code as the driver.
+
+States travel in **bundles** (``encoding.pack_bundle``: one ``marshal`` dump of up to
+``BUNDLE`` states), not one record each: sibling states share most of their components, a
+bundle writes a shared component once, and the states unpacked from it share it again --
+the identity the world's codec and the fingerprint memoise on.
+
+Records are ``(key, value)`` pairs; ``value[0]`` is a tag:
+
+=========  ======================  ============================================================
+tag        key                     value
+=========  ======================  ============================================================
+FRONTIER   partition number        ``(FRONTIER, bundle)`` of ``(key, path, snapshot, fp)``:
+                                   states new at the last level
+VISITED    partition number        ``(VISITED, fps, parents, indices)``: the visited store
+CAND       partition number        ``(CAND, bundle)`` of ``(key, path, snapshot, found,
+                                   parent key, fp)``: successors for that partition,
+                                   combined per expand task (smallest path kept)
+EDGE       child key (0: raised)   ``(EDGE, path, (invariant, detail), parent key)``: a step
+                                   that violated a transition invariant or raised
+GENERATED  expand task number      ``(GENERATED, n)``: successors an expand task generated
+=========  ======================  ============================================================
+
+A state's *key* is its fingerprint ``fp``, or with symmetry reduction its class key (the
+same for all its renamings; the world kept is the first found, as in the local engine).
+A state with key ``k`` belongs to partition ``k % partitions``; every record above
+is keyed so that ``partition_key(key) % partitions`` is the partition it belongs to. A
+level's output (visited store and new frontier of partition ``i``: the output of dedupe
+task ``i``) has the partitioner of the shuffled candidates, so their union lines partition
+``i`` up with partition ``i``, and the store never moves. A dedupe task's sums go to the
+driver through an accumulator, so that no second pass over the output is needed.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from pyspark.accumulators import Accumulator, AccumulatorParam
+
+from model_check.checks import Checks
+from model_check.search import expand
+from model_check.spark.encoding import (
+    Interner,
+    VisitedStore,
+    last_index,
+    pack_bundle,
+    step,
+    unpack_bundle,
+)
+from model_check.spark.patches import ExecutorPatch, applied
+from model_check.symmetry import canonicalizer
+from model_check.world import World, WorldConfig
+
+FRONTIER, VISITED, CAND, EDGE, GENERATED = range(5)
+
+BUNDLE = 1000
+"""States per bundle."""
+FLUSH_AT = 20_000
+"""An expand task emits its combined successors when it holds this many (bounded memory);
+the dedupe task merges what two flushes both hold."""
+KNOWN_LIMIT = 50_000
+"""Views an expand task keeps by fingerprint (a cache: a view is a function of the state)."""
+GC_THRESHOLD = (50_000, 20, 100)
+"""Collector thresholds while a task runs: unpacking and expanding states allocates tuples
+by the million, nearly all of them live until the task ends; the default (700, 10, 10)
+spends ~15% of an expand task in collections that free nothing."""
+
+
+def partition_key(key: int) -> int:
+    """The partitioner's function (Spark takes it modulo the partition count). One function
+    object for every dataset of a run: PySpark compares partitioners by it."""
+    return key
+
+
+@dataclass(frozen=True)
+class Job:
+    """What every task of one run needs (shipped with the task)."""
+
+    config: WorldConfig
+    checks: Checks
+    partitions: int
+    symmetric: bool = False  # dedupe on class keys (``symmetry.canonicalizer``)
+    patch: ExecutorPatch | None = None
+
+
+class Finding(NamedTuple):
+    """A violation at a level, ordered by ``path`` (the local engine's order)."""
+
+    path: bytes
+    kind: str  # "edge" (a step: transition invariant or raised) | "state" (a new state)
+    invariant: str
+    detail: str
+    fp: int  # the state (``kind == "state"``) or the step's target (0 if it raised)
+    parent: int
+
+
+def first(a: Finding | None, b: Finding | None) -> Finding | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a if a.path <= b.path else b
+
+
+@contextmanager
+def _task(patch: ExecutorPatch | None) -> Iterator[None]:
+    """A task's surroundings: the patch (mutant) applied, the collector relaxed; both undone
+    after, since the Python worker is reused."""
+    thresholds = gc.get_threshold()
+    gc.set_threshold(*GC_THRESHOLD)
+    try:
+        with applied(patch):
+            yield
+    finally:
+        gc.set_threshold(*thresholds)
+
+
+def frontier_states(records: Iterable[tuple[int, tuple]]
+                    ) -> Iterator[tuple[int, bytes, tuple, int]]:
+    """``(key, path, snapshot, fingerprint)`` of every frontier state in a partition of a
+    level's output (the key is the fingerprint, or with symmetry the class key)."""
+    for _key, val in records:
+        if val[0] == FRONTIER:
+            yield from unpack_bundle(val[1])
+
+
+def expand_partition(job: Job, split: int, records: Iterable[tuple[int, tuple]]
+                     ) -> Iterator[tuple[int, tuple]]:
+    """Expand every frontier state of the partition with ``search.expand`` (the local
+    engine's unit), check the new states' invariants here, combine duplicates: per key, the
+    successor with the smallest path (with symmetry, the world kept for a class is that
+    one, as in the local engine)."""
+    config, checks = job.config, job.checks
+    with _task(job.patch):
+        canon = canonicalizer(config) if job.symmetric else None
+        known: dict[int, Any] = {}  # views by the worlds' own fingerprints
+        out: dict[int, list] = {}  # key -> [path, snapshot, found, parent key, fingerprint]
+        generated = 0
+        intern = Interner()
+        for key, path, snap, real in frontier_states(records):
+            snap = intern(snap)
+            view = known.get(real)
+            if view is None:
+                view = checks.view(World.restore(snap, config))
+            if len(known) >= KNOWN_LIMIT:
+                known.clear()
+            for s in expand(snap, config, checks, view, known, canon):
+                generated += 1
+                child_path = path + step(s.index)
+                if s.found is not None:
+                    yield s.fp, (EDGE, child_path, tuple(s.found), key)
+                    continue
+                child_real = s.fp if s.real_fp is None else s.real_fp
+                known.setdefault(child_real, s.view)
+                cur = out.get(s.fp)
+                if cur is None or (child_path < cur[0] and child_real != cur[4]):
+                    found = checks.on_state(s.view)
+                    out[s.fp] = [child_path, s.snapshot, None if found is None else tuple(found),
+                                 key, child_real]
+                elif child_path < cur[0]:  # the same world by a smaller path
+                    cur[0], cur[3] = child_path, key
+            if len(out) >= FLUSH_AT:
+                yield from _candidates(out, job.partitions)
+                out.clear()
+        yield from _candidates(out, job.partitions)
+        yield split, (GENERATED, generated)
+
+
+def _candidates(out: dict[int, list], partitions: int) -> Iterator[tuple[int, tuple]]:
+    by_partition: dict[int, list[tuple]] = {}
+    for key, (path, snap, found, parent, real) in out.items():
+        by_partition.setdefault(key % partitions, []).append(
+            (key, path, snap, found, parent, real))
+    for i, states in sorted(by_partition.items()):
+        for k in range(0, len(states), BUNDLE):
+            yield i, (CAND, pack_bundle(states[k:k + BUNDLE]))
+
+
+class PartitionMetas(AccumulatorParam):
+    """Accumulates ``{partition: (generated, new, finding)}`` from the dedupe tasks. A task
+    run twice (a lost cached block recomputed) writes the same entry again: idempotent,
+    where summing counts would not be."""
+
+    def zero(self, value: dict) -> dict:
+        return {}
+
+    def addInPlace(self, a: dict, b: dict) -> dict:  # noqa: N802 -- Spark's name
+        a.update(b)
+        return a
+
+
+def dedupe_partition(metas: Accumulator, split: int, records: Iterable[tuple[int, tuple]]
+                     ) -> Iterator[tuple[int, tuple]]:
+    """Partition ``split`` of (last level's output + candidates): keep the candidates the
+    store has not seen (smallest path each), add them to the store; emit the store and the
+    new states (the next frontier), and the sums and first violation of this partition
+    through ``metas``. The last level's frontier records are passed over."""
+    with _task(None):
+        store: VisitedStore | None = None
+        cands: dict[int, tuple] = {}
+        finding: Finding | None = None
+        generated = 0
+        for key, val in records:
+            tag = val[0]
+            if tag == CAND:
+                for cand in unpack_bundle(val[1]):
+                    cur = cands.get(cand[0])
+                    if cur is None or cand[1] < cur[1]:
+                        cands[cand[0]] = cand
+            elif tag == VISITED:
+                assert store is None, f"partition {split}: two visited stores"
+                store = VisitedStore(val[1], val[2], val[3])
+            elif tag == EDGE:
+                _, path, (invariant, detail), parent = val
+                finding = first(finding, Finding(path, "edge", invariant, detail, key, parent))
+            elif tag == GENERATED:
+                generated += val[1]
+            elif tag != FRONTIER:
+                raise AssertionError(f"partition {split}: unexpected record tag {tag}")
+        assert store is not None, f"partition {split}: no visited store (partitioners differ?)"
+        seen = set(store.fps)
+        new = [c for key, c in cands.items() if key not in seen]
+        for key, path, _snap, found, parent, _real in new:
+            if found is not None:
+                finding = first(finding, Finding(path, "state", found[0], found[1], key, parent))
+        store.add([c[0] for c in new], [c[4] for c in new], [last_index(c[1]) for c in new])
+        metas.add({split: (generated, len(new), finding)})
+        yield split, (VISITED, *store.to_bytes())
+        for k in range(0, len(new), BUNDLE):
+            yield split, (FRONTIER, pack_bundle([(c[0], c[1], c[2], c[5])
+                                                 for c in new[k:k + BUNDLE]]))
+
+
+# ---------------------------------------------------------------- the cut level
+
+
+def count_edges_before(job: Job, parent_path: bytes, last: int,
+                       records: Iterable[tuple[int, tuple]]) -> Iterator[int]:
+    """Successors the local engine generates before stopping at the step
+    ``parent_path + last``: all of every frontier state ordered before ``parent_path``,
+    ``last + 1`` of that state."""
+    n = 0
+    with _task(job.patch):
+        for _key, path, snap, _real in frontier_states(records):
+            if path < parent_path:
+                n += len(World.restore(snap, job.config).enabled_actions())
+            elif path == parent_path:
+                n += last + 1
+    yield n
+
+
+def frontier_paths(records: Iterable[tuple[int, tuple]]) -> Iterator[bytes]:
+    for _key, path, _snap, _real in frontier_states(records):
+        yield path
+
+
+def parent_in(fp: int, records: Iterable[tuple[int, tuple]]) -> Iterator[tuple[int, int]]:
+    """``(parent fp, action index)`` of ``fp`` from a partition of a level's output."""
+    for _key, val in records:
+        if val[0] == VISITED:
+            hit = VisitedStore(val[1], val[2], val[3]).parent_of(fp)
+            if hit is not None:
+                yield hit

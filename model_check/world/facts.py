@@ -1,0 +1,76 @@
+"""What the scheduler and the global view need to know about a component, memoised by content.
+
+A step touches one or two components of the world; the others keep the very same snapshot
+tuple as the parent state's. Asking ``controllers[b].is_active`` of a copy-on-write world
+restores the whole controller just to read one flag, and the checker asks such questions of
+every component of every state (which actions are enabled, what the invariants see). This
+module answers them once per distinct component snapshot instead: each ``*_facts`` function
+keys a bounded memo by ``(broker id, part_digest(snapshot))`` -- the same 16-byte content
+digest the fingerprint uses, itself memoised by identity -- and restores the component only
+on a miss (and then only if the world has not materialised it already).
+
+A fact is a pure function of the component's snapshot (and of the broker id, for broker
+facts), so the memo never changes an answer; clearing it when full only costs time.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+from fsm.broker_states import BrokerState
+from fsm.values import TopicPartition
+from model_check.world.fingerprint import part_digest
+
+if TYPE_CHECKING:
+    from model_check.world.world import World
+
+_LIMIT = 40_000
+
+
+class ControllerFacts(NamedTuple):
+    active: bool
+    epoch: int
+    deleting: bool  # topics queued for deletion (the deletion-retry timer matters)
+
+
+class BrokerFacts(NamedTuple):
+    state: BrokerState
+    led: tuple[tuple[TopicPartition, tuple[int, ...], tuple[int, ...]], ...]
+    """``(tp, ISR view, replicas)`` of every replica the broker acts as leader of."""
+
+
+_controllers: dict[tuple[int, bytes], ControllerFacts] = {}
+_brokers: dict[tuple[int, bytes], BrokerFacts] = {}
+
+
+def _put(memo: dict, key: object, value: object) -> None:
+    if len(memo) >= _LIMIT:
+        memo.clear()
+    memo[key] = value
+
+
+def controller_facts(world: World, b: int) -> ControllerFacts:
+    key = (b, part_digest(world.controller_snapshot(b)))
+    hit = _controllers.get(key)
+    if hit is None:
+        c = world.controllers[b]
+        hit = ControllerFacts(c.is_active, c.epoch, bool(c.topics_to_delete()))
+        _put(_controllers, key, hit)
+    return hit
+
+
+def broker_facts(world: World, b: int) -> BrokerFacts:
+    key = (b, part_digest(world.broker_snapshot(b)))
+    hit = _brokers.get(key)
+    if hit is None:
+        core = world.brokers[b]
+        led = tuple((tp, tuple(v.isr), tuple(v.replicas)) for tp, v in core.replicas()
+                    if core.believes_leader(tp))
+        hit = BrokerFacts(core.state, led)
+        _put(_brokers, key, hit)
+    return hit
+
+
+def memo_sizes() -> dict[str, int]:
+    """How many entries each memo holds (benchmarks, tests)."""
+    return {"controllers": len(_controllers), "brokers": len(_brokers)}

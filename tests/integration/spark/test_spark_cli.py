@@ -1,0 +1,78 @@
+"""``kcontrol check --engine spark``: the same report as the local engine, plus Spark's
+settings; the options that only make sense with Spark are refused without it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from adapters.cli import main
+
+TIMINGS = {"seconds", "states_per_second"}
+
+
+def run(*args: str):  # noqa: ANN201
+    return CliRunner().invoke(main, list(args))
+
+
+def _report(path: Path) -> dict:
+    doc = json.loads(path.read_text())
+    for lv in doc["levels"]:
+        del lv["seconds"]
+    return doc
+
+
+@pytest.mark.spark
+@pytest.mark.integration
+def test_smoke_on_spark_reports_what_the_local_engine_reports(sc, tmp_path: Path) -> None:  # noqa: ANN001
+    local_json, spark_json = tmp_path / "local.json", tmp_path / "spark.json"
+    r = run("check", "smoke", "--json", str(local_json))
+    assert r.exit_code == 0, r.output
+    r = run("check", "smoke", "--engine", "spark", "--master", "local[2]", "--partitions", "3",
+            "--json", str(spark_json))
+    assert r.exit_code == 0, r.output
+    assert "verdict: pass" in r.output and "master=local[2] partitions=3" in r.output
+    local, spark = _report(local_json), _report(spark_json)
+    assert set(spark) == set(local) | {"spark"}
+    assert spark.pop("engine") == "spark" and local.pop("engine") == "local"
+    settings = spark.pop("spark")
+    assert settings["master"] == "local[2]" and settings["partitions"] == 3
+    assert settings["spark_version"] == sc.version
+    assert {k: v for k, v in spark.items() if k not in TIMINGS} == \
+        {k: v for k, v in local.items() if k not in TIMINGS}
+    assert spark["bounded_by"] == "exhausted" and spark["distinct_states"] > 100
+
+
+@pytest.mark.spark
+@pytest.mark.integration
+def test_a_mutant_on_spark_gives_the_local_trace_files_and_they_replay(sc, tmp_path: Path  # noqa: ANN001
+                                                                     ) -> None:
+    """The mutant is applied on the executors: the Spark run finds the same counterexample,
+    and saves the same text and Mermaid files as the local run."""
+    runs = {}
+    for engine in ("local", "spark"):
+        out, traces = tmp_path / f"{engine}.json", tmp_path / engine
+        r = run("check", "mutants-shutdown", "--mutant", "early-controlled-shutdown-reply",
+                "--engine", engine, "--json", str(out), "--trace-out", str(traces))
+        assert r.exit_code == 1, r.output
+        runs[engine] = json.loads(out.read_text())
+    local, spark = runs["local"], runs["spark"]
+    for key in ("verdict", "invariant", "detail", "violation_depth", "trace", "distinct_states",
+                "states_generated", "depth", "mutant"):
+        assert spark[key] == local[key], key
+    for kind in ("text", "mermaid"):
+        assert Path(spark["trace_files"][kind]).read_text() == \
+            Path(local["trace_files"][kind]).read_text()
+    r = run("replay", spark["trace_files"]["replay"])
+    assert r.exit_code == 1 and "REPRODUCED" in r.output, r.output
+
+
+@pytest.mark.parametrize("args", [("--master", "local[2]"), ("--partitions", "2"),
+                                  ("--engine", "spark", "--random"),
+                                  ("--engine", "spark", "--graph", "g.graphml")])
+def test_options_the_engine_cannot_take_are_usage_errors(args: tuple[str, ...]) -> None:
+    r = run("check", "smoke", *args)
+    assert r.exit_code == 2 and "error:" in r.output

@@ -1,0 +1,81 @@
+"""The Spark engine (local[2]) agrees with the local engine state for state: counts per
+level, depth, bound, verdict, and the very same shortest counterexample. (``smoke`` to
+exhaustion is compared through the command line, in ``test_spark_cli``.)"""
+
+from __future__ import annotations
+
+import pytest
+from spark_parity import PARTITIONS, assert_same, epoch_below, epoch_steady_after, levels
+
+from model_check import counterexample as cx
+from model_check.checks import Checks, default_checks
+from model_check.scenario import Scenario, load
+from model_check.search import Options, Result, bfs
+from model_check.spark.engine import SparkOptions, SparkRun, spark_bfs
+
+pytestmark = [pytest.mark.spark, pytest.mark.integration]
+
+
+def both(sc, scenario: Scenario, checks: Checks, options: Options = Options(),  # noqa: ANN001, B008
+         partitions: int = PARTITIONS) -> tuple[Result, SparkRun]:
+    """Both engines; Spark with one expand task per partition however small the level, so
+    that duplicates meet across tasks (the command-line test runs the default)."""
+    local = bfs(scenario, checks, options)
+    run = spark_bfs(scenario, checks, options,
+                    SparkOptions(partitions=partitions, min_states_per_task=1), sc=sc)
+    assert run.settings.partitions == partitions and run.settings.master == "local[2]"
+    return local, run
+
+
+def test_standard_to_a_depth_bound_agrees(sc) -> None:  # noqa: ANN001
+    local, run = both(sc, load("standard"), default_checks(), Options(depth=4))
+    assert_same(local, run.result)
+    assert run.result.bounded_by == "depth" and run.result.depth == 4
+
+
+def test_a_state_violation_gives_the_local_counterexample_whatever_the_partitions(sc) -> None:  # noqa: ANN001
+    sc_ = load("standard")
+    checks = epoch_below(2)
+    local = bfs(sc_, checks)
+    assert local.verdict == "violation"
+    for partitions in (1, 4):
+        run = spark_bfs(sc_, checks, spark=SparkOptions(partitions=partitions,
+                                                        min_states_per_task=1), sc=sc)
+        assert_same(local, run.result)
+        # the trace came from walking parent pointers, one lookup per step
+        assert run.trace_lookups == local.violation.depth + 1
+    v = run.result.violation
+    trace = cx.rebuild(sc_, v.setup, v.path, v.invariant, v.detail)
+    lv = local.violation
+    local_trace = cx.rebuild(sc_, lv.setup, lv.path, lv.invariant, lv.detail)
+    assert cx.text(trace) == cx.text(local_trace)
+    assert cx.mermaid(trace) == cx.mermaid(local_trace)
+    doc = cx.replay_doc(trace, "spark")
+    assert {k: w for k, w in doc.items() if k != "engine"} == \
+        {k: w for k, w in cx.replay_doc(local_trace).items() if k != "engine"}
+    again = cx.replay(doc, checks, out=lambda _line: None)
+    assert again.reproduced and again.found.invariant == "epoch-below"
+
+
+def test_a_step_violation_cuts_the_level_where_the_local_engine_stops(sc) -> None:  # noqa: ANN001
+    sc_ = load("standard")
+    local, run = both(sc, sc_, epoch_steady_after(1))
+    assert local.verdict == "violation" and local.violation.invariant == "epoch-steady"
+    assert_same(local, run.result)
+    # the violating step's target is not a new state: the last level counts one fewer
+    assert levels(run.result)[-1][3] < levels(run.result)[-1][2]
+
+
+def test_max_states_cuts_at_the_same_state(sc) -> None:  # noqa: ANN001
+    local, run = both(sc, load("smoke"), default_checks(), Options(max_states=50))
+    assert_same(local, run.result)
+    assert run.result.bounded_by == "max-states" and run.result.distinct_states == 50
+
+
+def test_symmetry_reduction_agrees(sc) -> None:  # noqa: ANN001
+    """With symmetry the key is a class key and the world kept for a class the first one
+    found: the Spark engine keeps the same one (smallest path), so the trace is the same."""
+    sc_ = load("symmetric")
+    local, run = both(sc, sc_, epoch_below(2))
+    assert local.symmetry == "on" and local.verdict == "violation"
+    assert_same(local, run.result)
