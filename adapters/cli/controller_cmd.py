@@ -15,6 +15,7 @@ import click
 from adapters.cli.zk_options import zookeeper_auth_option
 from adapters.runtime import ControllerService, ServiceError
 from adapters.runtime.event_queue import DEFAULT_CAPACITY
+from adapters.runtime.gc_tuning import tune_for_bursts
 from adapters.runtime.service import DEFAULT_SESSION_TIMEOUT_MS
 from adapters.zookeeper.connect import ZkAuth
 
@@ -69,6 +70,7 @@ def controller(broker_id: int, hosts: str, metrics_port: int | None, session_tim
     except ServiceError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)
+    tune_for_bursts()
     if svc.metrics_port is not None:
         click.echo(f"metrics: http://127.0.0.1:{svc.metrics_port}/metrics", err=True)
     done = threading.Event()

@@ -40,6 +40,7 @@ from adapters.network.client import WireClient
 from adapters.network.codec import ApiKey, CodecError
 from adapters.network.codec import convert as C
 from adapters.network.controlled_shutdown import ControlledShutdownRouter
+from adapters.network.shared_encoding import SharedEncodings
 from adapters.runtime.channels import Deliver
 from fsm.errors import ErrorCode
 from fsm.events import BrokerResponseReceived
@@ -70,18 +71,25 @@ class Backoff:
         return base * (1 + random.uniform(-self.jitter, self.jitter))
 
 
-def encode(request: ControllerRequest, inter_broker_listener: str) -> tuple[int, int, Any]:
-    """(api key, version, wire body) of a controller request."""
+def encode(request: ControllerRequest, inter_broker_listener: str,
+           shared: SharedEncodings | None = None) -> tuple[int, int, Any]:
+    """(api key, version, wire body) of a controller request. With ``shared``, the partition
+    states of a large LeaderAndIsr or UpdateMetadata are encoded once for every broker that
+    gets the same ones (``shared_encoding``)."""
     if isinstance(request, LeaderAndIsrRequest):
+        states = (None if shared is None else shared.topic_states(
+            ApiKey.LEADER_AND_ISR, 2, request.partitions, C.leader_and_isr_topic_states))
         try:
-            body = C.leader_and_isr_request_to_wire(request, inter_broker_listener)
+            body = C.leader_and_isr_request_to_wire(request, inter_broker_listener, states)
         except CodecError:  # a live leader without that listener: its first endpoint
-            body = C.leader_and_isr_request_to_wire(request, None)
+            body = C.leader_and_isr_request_to_wire(request, None, states)
         return ApiKey.LEADER_AND_ISR, 2, body
     if isinstance(request, StopReplicaRequest):
         return ApiKey.STOP_REPLICA, 1, C.stop_replica_request_to_wire(request)
     if isinstance(request, UpdateMetadataRequest):
-        return ApiKey.UPDATE_METADATA, 5, C.update_metadata_request_to_wire(request)
+        states = (None if shared is None else shared.topic_states(
+            ApiKey.UPDATE_METADATA, 5, request.partitions, C.update_metadata_topic_states))
+        return ApiKey.UPDATE_METADATA, 5, C.update_metadata_request_to_wire(request, states)
     raise TypeError(f"not a controller request: {request!r}")
 
 
@@ -109,6 +117,7 @@ class ControllerChannelManager:
         self.request_timeout_s = request_timeout_s
         self.connect_timeout_s = connect_timeout_s
         self.backoff = backoff or Backoff()
+        self.shared = SharedEncodings()
         self.router = router
         self.dropped = 0
         self._deliver: Deliver | None = None
@@ -307,7 +316,7 @@ class _BrokerChannel:
     def _send_until_answered(self, request: ControllerRequest) -> Any:
         m = self.manager
         try:
-            api_key, version, body = encode(request, m.inter_broker_listener)
+            api_key, version, body = encode(request, m.inter_broker_listener, m.shared)
         except (CodecError, TypeError) as exc:
             log.error("broker %d: cannot encode %s: %s; dropped", self.broker_id,
                       getattr(request, "api", request), exc)

@@ -175,7 +175,26 @@ def _encode_struct(steps: tuple[tuple[Field, Encoder] | _IntRun, ...], out: byte
             raise EncodeError(f"missing field {f.name!r}")
 
 
+class Encoded:
+    """An array value encoded once for its schema type, written as is wherever an array of
+    that type is expected (``schema`` must be equal to the field's type, or ``encode``
+    raises). The controller sends the same LeaderAndIsr and UpdateMetadata partition states
+    of a 10,000-partition event to every broker, stamped with each one's broker epoch: the
+    arrays are encoded once and shared (``adapters.network.shared_encoding``)."""
+
+    __slots__ = ("schema", "data")
+
+    def __init__(self, schema: Array, value: Any) -> None:
+        self.schema = schema
+        self.data = encode(schema, value)
+
+
 def _encode_array(t: Array, item: Encoder, out: bytearray, value: Any) -> None:
+    if value.__class__ is Encoded:
+        if value.schema is not t and value.schema != t:
+            raise EncodeError(f"an array encoded as {value.schema!r} where {t!r} is expected")
+        out += value.data
+        return
     if _encode_length(out, t.nullable, t.compact, 4, value, (list, tuple)):
         for element in value:
             item(out, element)
