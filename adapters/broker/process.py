@@ -9,7 +9,9 @@ What it holds, in start order:
    and the data plane (ApiVersions, Metadata, ControlledShutdown; controller APIs too when
    there is no control plane). Port 0 binds an ephemeral port; the bound ports are
    registered;
-2. a kazoo session of the broker's own and ``BrokerRegistrar`` on it;
+2. a kazoo session of the broker's own and ``BrokerRegistrar`` on it (with
+   ``zookeeper_auth``, this session and the controller's are digest-authenticated and every
+   znode they create is world-readable, writable by that identity only);
 3. ``BrokerExecutor`` (``effects``): ``BrokerStarted`` -> read metadata -> recovery ->
    ``/brokers/ids/<id>`` (epoch = czxid) -> RUNNING. ``start()`` returns once RUNNING;
 4. the controller candidate: ``ControllerService`` (its own session) with a
@@ -68,6 +70,7 @@ from adapters.network.codec import RequestHeader
 from adapters.runtime import ControllerService, ServiceError
 from adapters.runtime.service import DEFAULT_SESSION_TIMEOUT_MS
 from adapters.zookeeper.broker_registration import BrokerRegistrar
+from adapters.zookeeper.connect import ZkAuth, ensure_chroot, make_client
 from fsm import zk_paths
 from fsm.broker import BrokerConfig, BrokerCore
 from fsm.broker_states import BrokerState
@@ -83,20 +86,6 @@ _REGISTERING = frozenset({BrokerState.NOT_RUNNING, BrokerState.STARTING, BrokerS
 
 class BrokerStartError(RuntimeError):
     """The broker cannot start: a port is busy, ZooKeeper is unreachable, its id is taken."""
-
-
-def ensure_chroot(hosts: str, timeout: float) -> None:
-    """Create the connect string's chroot when it is missing (Kafka does the same at start)."""
-    servers, slash, chroot = hosts.partition("/")
-    if not slash or not chroot.strip("/"):
-        return
-    client = KazooClient(hosts=servers, timeout=min(timeout, 10.0))
-    try:
-        client.start(timeout=timeout)
-        client.ensure_path("/" + chroot.strip("/"))
-    finally:
-        client.stop()
-        client.close()
 
 
 @dataclass(frozen=True)
@@ -115,6 +104,9 @@ class BrokerSettings:
     data_handler_threads: int = 2
     startup_timeout_s: float = 60.0
     rack: str | None = None
+    zookeeper_auth: ZkAuth | None = None
+    """Digest identity for both sessions (the broker's and its controller's); znodes they
+    create are then world-readable, writable by it alone (``adapters.zookeeper.connect``)."""
 
     @property
     def client_listener(self) -> str:
@@ -222,9 +214,10 @@ class BrokerNode:
             + (" (control plane)" if e.listener == s.listeners.control_plane_listener else "")
             for e in endpoints))
 
-        self.client = KazooClient(hosts=s.zookeeper, timeout=s.session_timeout_ms / 1000.0)
+        self.client = make_client(s.zookeeper, auth=s.zookeeper_auth,
+                                  timeout=s.session_timeout_ms / 1000.0)
         try:
-            ensure_chroot(s.zookeeper, s.connect_timeout_s)
+            ensure_chroot(s.zookeeper, s.connect_timeout_s, s.zookeeper_auth)
             self.client.start(timeout=s.connect_timeout_s)
         except KazooTimeoutError as exc:
             raise BrokerStartError(f"cannot connect to ZooKeeper at {s.zookeeper!r} within "
@@ -252,7 +245,8 @@ class BrokerNode:
         service = ControllerService(s.broker_id, s.zookeeper,
                                     session_timeout_ms=s.session_timeout_ms,
                                     config=s.controller, channels=self.channels,
-                                    connect_timeout=s.connect_timeout_s)
+                                    connect_timeout=s.connect_timeout_s,
+                                    zookeeper_auth=s.zookeeper_auth)
         self.router.attach(service.submit, lambda: service.is_active)
         try:
             service.start()

@@ -147,12 +147,10 @@ class Campaign:
 
     def start(self) -> None:
         s = self.settings
-        if s.auth is not None:
-            # Brokers started below inherit the environment (keeps the password off `ps`).
-            os.environ["KCONTROL_ZOOKEEPER_AUTH"] = s.auth.credential
+        # the cluster hands the identity to its brokers through their environment (off `ps`)
         self.cluster = Cluster.create(s.directory, s.brokers, zookeeper=s.zookeeper,
                                       session_timeout_ms=s.session_timeout_ms,
-                                      die_with_parent=True)
+                                      die_with_parent=True, zookeeper_auth=s.auth)
         what = "a 3-server ZooKeeper ensemble and " if self.cluster.ensemble_dir else ""
         self.say(f"starting {what}{s.brokers} brokers in {s.directory} (session timeout "
                  f"{s.session_timeout_ms} ms) ...")

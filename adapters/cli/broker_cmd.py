@@ -23,8 +23,11 @@ import click
 from adapters.broker import BrokerNode, BrokerSettings, BrokerStartError
 from adapters.broker.logs import defer_logging
 from adapters.cli.controller_cmd import _valid_hosts
+from adapters.cli.zk_options import zookeeper_auth_option
 from adapters.network import ListenerConfig, ListenerConfigError, parse_listener_config
+from adapters.runtime.gc_tuning import tune_for_bursts
 from adapters.runtime.service import DEFAULT_SESSION_TIMEOUT_MS
+from adapters.zookeeper.connect import ZkAuth
 
 log = logging.getLogger("kcontrol.broker")
 
@@ -68,12 +71,13 @@ def _parse_listeners(ctx: click.Context) -> ListenerConfig:
               help="How often a leader takes live replicas back into its ISR.")
 @click.option("--log-level", type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"]),
               default="INFO", show_default=True)
+@zookeeper_auth_option
 @click.pass_context
 def broker(ctx: click.Context, broker_id: int, hosts: str, listeners: str,
            control_plane_listener: str | None, metrics_port: int | None,
            session_timeout_ms: int, connect_timeout: float,
            controlled_shutdown_max_retries: int, controlled_shutdown_retry_backoff_ms: int,
-           isr_expand_interval_ms: int, log_level: str) -> None:
+           isr_expand_interval_ms: int, log_level: str, zookeeper_auth: ZkAuth | None) -> None:
     """Run one broker: listeners, registration, a controller candidate, until SIGTERM."""
     problem = _valid_hosts(hosts)
     if problem:
@@ -86,21 +90,22 @@ def broker(ctx: click.Context, broker_id: int, hosts: str, listeners: str,
     try:
         _run(broker_id, hosts, config, metrics_port, session_timeout_ms, connect_timeout,
              controlled_shutdown_max_retries, controlled_shutdown_retry_backoff_ms,
-             isr_expand_interval_ms)
+             isr_expand_interval_ms, zookeeper_auth)
     finally:
         deferred.stop()
 
 
 def _run(broker_id: int, hosts: str, config: ListenerConfig, metrics_port: int | None,
          session_timeout_ms: int, connect_timeout: float, controlled_shutdown_max_retries: int,
-         controlled_shutdown_retry_backoff_ms: int, isr_expand_interval_ms: int) -> None:
+         controlled_shutdown_retry_backoff_ms: int, isr_expand_interval_ms: int,
+         zookeeper_auth: ZkAuth | None) -> None:
     settings = BrokerSettings(
         broker_id, hosts, config, session_timeout_ms=session_timeout_ms,
         connect_timeout_s=connect_timeout, metrics_port=metrics_port,
         controlled_shutdown_enable=controlled_shutdown_max_retries > 0,
         controlled_shutdown_max_retries=max(controlled_shutdown_max_retries, 1),
         controlled_shutdown_retry_backoff_ms=controlled_shutdown_retry_backoff_ms,
-        isr_expand_interval_ms=isr_expand_interval_ms)
+        isr_expand_interval_ms=isr_expand_interval_ms, zookeeper_auth=zookeeper_auth)
     node = BrokerNode(settings)
     try:
         node.start()  # Ctrl-C meanwhile: KeyboardInterrupt; start() stops what it started
@@ -110,6 +115,7 @@ def _run(broker_id: int, hosts: str, config: ListenerConfig, metrics_port: int |
     except KeyboardInterrupt:
         click.echo(f"kcontrol broker {broker_id}: interrupted while starting", err=True)
         sys.exit(1)
+    tune_for_bursts()  # after start-up: what it allocated is frozen out of full collections
     signals: list[int] = []
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:

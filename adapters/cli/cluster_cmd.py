@@ -3,6 +3,10 @@
 ``up`` prints the brokers table to stderr and only the ZooKeeper connect string to stdout, so
 ``ZK=$(kcontrol cluster up)`` captures it (as ``kcontrol zookeeper up`` does).
 Exit codes: 0 done; 1 failed (the message says why; ``up`` stops what it started); 2 usage.
+
+``--zookeeper-auth`` given to ``up`` goes to every broker (through the environment) and is
+recorded in DIR's state file, which ``status`` and ``down`` read it from (their own
+``--zookeeper-auth`` overrides it). The password is never printed.
 """
 
 from __future__ import annotations
@@ -15,9 +19,11 @@ from rich.console import Console
 
 from adapters.cli.admin_cmd import quiet_kazoo
 from adapters.cli.controller_cmd import _valid_hosts
+from adapters.cli.zk_options import zookeeper_auth_option
 from adapters.cluster import Cluster, ClusterError, NoClusterError
 from adapters.cluster.demo import run_demo, status_table
 from adapters.cluster.launcher import DEFAULT_SESSION_TIMEOUT_MS
+from adapters.zookeeper.connect import AUTH_ENV, ZkAuth
 
 DEFAULT_DIR = Path(".kcontrol/cluster")
 
@@ -50,15 +56,17 @@ def cluster() -> None:
               help="Give each broker a CONTROLLER listener for controller requests (KIP-291).")
 @click.option("--timeout", type=click.FloatRange(min=1.0), default=90.0, show_default=True,
               help="Seconds to wait for the cluster to be ready.")
+@zookeeper_auth_option
 def up(brokers: int, hosts: str | None, directory: Path, session_timeout_ms: int,
-       control_plane: bool, timeout: float) -> None:
+       control_plane: bool, timeout: float, zookeeper_auth: ZkAuth | None) -> None:
     """Start ZooKeeper (unless --zookeeper) and BROKERS brokers; wait until a controller is
     elected and every broker's metadata names every broker."""
     if hosts is not None and (problem := _valid_hosts(hosts)):
         raise click.BadParameter(f"{hosts!r}: {problem}", param_hint="--zookeeper")
     try:
         c = Cluster.create(directory, brokers, zookeeper=hosts,
-                           session_timeout_ms=session_timeout_ms, control_plane=control_plane)
+                           session_timeout_ms=session_timeout_ms, control_plane=control_plane,
+                           zookeeper_auth=zookeeper_auth)
         if c.ensemble is not None:
             click.echo(f"starting a 3-server ZooKeeper ensemble in {c.ensemble_dir} ...",
                        err=True)
@@ -71,17 +79,29 @@ def up(brokers: int, hosts: str | None, directory: Path, session_timeout_ms: int
     click.echo(f"controller: broker {st.controller} (controller epoch {st.controller_epoch})",
                err=True)
     click.echo(f"admin commands: export KCONTROL_ZOOKEEPER={c.zookeeper}", err=True)
+    if zookeeper_auth is not None:
+        click.echo(f"ZooKeeper ACLs: znodes are writable by user {zookeeper_auth.user!r} only; "
+                   f"give admin commands --zookeeper-auth (or ${AUTH_ENV})", err=True)
     click.echo(f"stop it with: kcontrol cluster down --dir {directory}", err=True)
     click.echo(c.zookeeper)
 
 
+def _load(directory: Path, zookeeper_auth: ZkAuth | None) -> Cluster:
+    """DIR's cluster; a ``--zookeeper-auth`` given overrides the identity it recorded."""
+    c = Cluster.load(directory)
+    if zookeeper_auth is not None:
+        c.zookeeper_auth = zookeeper_auth
+    return c
+
+
 @cluster.command()
 @_dir_option
-def down(directory: Path) -> None:
+@zookeeper_auth_option
+def down(directory: Path, zookeeper_auth: ZkAuth | None) -> None:
     """Stop exactly what `up` started in DIR: brokers (controlled shutdown, the controller
     last), then its ZooKeeper ensemble."""
     try:
-        c = Cluster.load(directory)
+        c = _load(directory, zookeeper_auth)
     except NoClusterError:
         click.echo(f"nothing to stop: {directory} holds no cluster")
         return
@@ -94,11 +114,12 @@ def down(directory: Path) -> None:
 
 @cluster.command()
 @_dir_option
-def status(directory: Path) -> None:
+@zookeeper_auth_option
+def status(directory: Path, zookeeper_auth: ZkAuth | None) -> None:
     """The brokers, the controller and what each broker's metadata says; exit 1 unless every
     broker runs, is registered and agrees on the brokers and the controller."""
     try:
-        c = Cluster.load(directory)
+        c = _load(directory, zookeeper_auth)
         st = c.status()
     except ClusterError as exc:
         _fail(exc)
@@ -116,7 +137,9 @@ def status(directory: Path) -> None:
               default=Path(".kcontrol/demo"), show_default=True)
 @click.option("--session-timeout-ms", type=click.IntRange(min=1000), default=4000,
               show_default=True)
-def demo(directory: Path, session_timeout_ms: int) -> None:
+@zookeeper_auth_option
+def demo(directory: Path, session_timeout_ms: int, zookeeper_auth: ZkAuth | None) -> None:
     """The `make run` walk-through: create a topic, kill -9 the controller's broker, bring it
     back, move a partition, delete the topic, audit; then stop everything."""
-    raise SystemExit(run_demo(directory.absolute(), session_timeout_ms=session_timeout_ms))
+    raise SystemExit(run_demo(directory.absolute(), session_timeout_ms=session_timeout_ms,
+                              zookeeper_auth=zookeeper_auth))

@@ -41,6 +41,7 @@ from adapters.cluster.launcher import HOST, REPO_ROOT, Cluster, ClusterError, Cl
 from adapters.network.client import WireClient
 from adapters.network.codec import CodecError
 from adapters.zookeeper.audit import ZkState, read_zk_state
+from adapters.zookeeper.connect import AUTH_ENV, ZkAuth
 
 TOPIC = "demo"
 STEP_TIMEOUT_S = 60.0
@@ -83,10 +84,12 @@ def status_table(st: ClusterStatus) -> Table:
 
 
 class Demo:
-    def __init__(self, directory: Path, console: Console, session_timeout_ms: int = 4000) -> None:
+    def __init__(self, directory: Path, console: Console, session_timeout_ms: int = 4000,
+                 zookeeper_auth: ZkAuth | None = None) -> None:
         self.directory = directory
         self.console = console
         self.session_timeout_ms = session_timeout_ms
+        self.zookeeper_auth = zookeeper_auth
         self.cluster: Cluster | None = None
         self.zk: KazooClient | None = None
         self.t0 = time.monotonic()
@@ -105,6 +108,9 @@ class Demo:
         assert self.cluster is not None
         self.console.print(f"[bold cyan]$ kcontrol {escape(shlex.join(args))}[/]")
         env = dict(os.environ, KCONTROL_ZOOKEEPER=self.cluster.zookeeper)
+        env.pop(AUTH_ENV, None)  # the cluster's identity (through the environment: off `ps`)
+        if self.zookeeper_auth is not None:
+            env[AUTH_ENV] = self.zookeeper_auth.credential
         env["PYTHONPATH"] = os.pathsep.join(
             p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p)
         try:
@@ -199,7 +205,7 @@ class Demo:
         self.step(0, "a 3-server ZooKeeper ensemble and 3 brokers")
         self.cluster = Cluster.create(self.directory, 3,
                                       session_timeout_ms=self.session_timeout_ms,
-                                      die_with_parent=True)
+                                      die_with_parent=True, zookeeper_auth=self.zookeeper_auth)
         self.say(f"starting ZooKeeper and brokers 1-3 in {self.directory} "
                  f"(logs: {self.directory}/broker-<id>.log) ...")
         st = self.cluster.up(timeout=90.0)
@@ -208,7 +214,10 @@ class Demo:
                  f"a CONTROLLER listener (control plane: controller requests only) and a "
                  f"PLAINTEXT one (clients and ControlledShutdown).")
         self.say(f"The admin commands below read KCONTROL_ZOOKEEPER={self.cluster.zookeeper}")
-        with connect(self.cluster.zookeeper, 15.0) as self.zk:
+        if self.zookeeper_auth is not None:
+            self.say(f"and {AUTH_ENV} (user {self.zookeeper_auth.user!r}): the znodes are "
+                     f"world-readable, writable by that identity only.")
+        with connect(self.cluster.zookeeper, 15.0, self.zookeeper_auth) as self.zk:
             self.create_topic()
             killed = self.kill_controller()
             self.bring_back(killed)
@@ -342,10 +351,10 @@ class Demo:
 
 
 def run_demo(directory: Path, console: Console | None = None,
-             session_timeout_ms: int = 4000) -> int:
+             session_timeout_ms: int = 4000, zookeeper_auth: ZkAuth | None = None) -> int:
     """The whole demo; returns the exit code (0: every step happened as announced)."""
     console = console or Console(width=max(Console().width, 120))
-    demo = Demo(directory, console, session_timeout_ms)
+    demo = Demo(directory, console, session_timeout_ms, zookeeper_auth)
     handled = (signal.SIGTERM, signal.SIGHUP)
     previous = {s: signal.signal(s, _raise_stop) for s in handled}
     code = 0

@@ -3,7 +3,9 @@ ensemble they use when none is given -- started, watched, and stopped exactly.
 
 Layout of the cluster's directory DIR::
 
-    DIR/cluster.json          state: ZooKeeper, the brokers' ports, pids and command lines
+    DIR/cluster.json          state: ZooKeeper (and its ``--zookeeper-auth`` identity, if
+                              any: the file is then private, mode 0600), the brokers' ports,
+                              pids and command lines
     DIR/broker-<id>.log       each broker's stdout and stderr (appended across restarts)
     DIR/zookeeper/            the embedded ensemble (``adapters.zookeeper.ensemble``), if any
 
@@ -18,6 +20,10 @@ the starting thread die without stopping them.
 Readiness (``wait_ready``): a controller is registered in ``/controller``, every broker that
 should run is registered in ``/brokers/ids`` and answers a Metadata request on its PLAINTEXT
 listener naming every such broker and that controller.
+
+With ``zookeeper_auth`` every broker gets the identity through ``KCONTROL_ZOOKEEPER_AUTH``
+(never on its command line: ``ps`` shows those, and the state file records them), and the
+cluster's own ZooKeeper sessions (chroot creation, status, readiness) use it too.
 """
 
 from __future__ import annotations
@@ -44,9 +50,9 @@ from kazoo.handlers.threading import KazooTimeoutError
 import adapters
 from adapters.admin.connection import connect
 from adapters.admin.errors import AdminError
-from adapters.broker.process import ensure_chroot
 from adapters.network.client import WireClient
 from adapters.network.codec import CodecError
+from adapters.zookeeper.connect import AUTH_ENV, ZkAuth, ZkAuthError, ensure_chroot
 from adapters.zookeeper.ensemble import Ensemble, EnsembleError, NoEnsembleError
 from adapters.zookeeper.processes import port_is_free, process_alive, process_args
 from adapters.zookeeper.reads import ZkReader
@@ -154,9 +160,10 @@ class Cluster:
 
     def __init__(self, directory: Path, zookeeper: str, brokers: list[BrokerProcess], *,
                  ensemble_dir: Path | None, session_timeout_ms: int,
-                 die_with_parent: bool = False) -> None:
+                 die_with_parent: bool = False, zookeeper_auth: ZkAuth | None = None) -> None:
         self.directory = directory
         self.zookeeper = zookeeper
+        self.zookeeper_auth = zookeeper_auth
         self.brokers = {b.id: b for b in brokers}
         self.ensemble_dir = ensemble_dir
         self.session_timeout_ms = session_timeout_ms
@@ -174,7 +181,8 @@ class Cluster:
                session_timeout_ms: int = DEFAULT_SESSION_TIMEOUT_MS,
                control_plane: bool = True,
                retry_backoff_ms: int = DEFAULT_RETRY_BACKOFF_MS,
-               die_with_parent: bool = False, log_level: str = "INFO") -> Cluster:
+               die_with_parent: bool = False, log_level: str = "INFO",
+               zookeeper_auth: ZkAuth | None = None) -> Cluster:
         """Plan a cluster (ports, command lines); nothing starts until ``up``."""
         if not 1 <= brokers <= 9:
             raise ClusterError(f"a cluster has 1 to 9 brokers, not {brokers}")
@@ -202,7 +210,8 @@ class Cluster:
                       "--log-level", log_level]
             planned.append(b)
         cluster = cls(root, zookeeper, planned, ensemble_dir=ensemble_dir,
-                      session_timeout_ms=session_timeout_ms, die_with_parent=die_with_parent)
+                      session_timeout_ms=session_timeout_ms, die_with_parent=die_with_parent,
+                      zookeeper_auth=zookeeper_auth)
         cluster._ensemble = ensemble
         return cluster
 
@@ -216,8 +225,11 @@ class Cluster:
             d = json.loads(path.read_text())
             brokers = [BrokerProcess.from_json(b) for b in d["brokers"]]
             ensemble_dir = Path(d["ensemble_dir"]) if d.get("ensemble_dir") else None
+            auth = ZkAuth.parse(d["zookeeper_auth"]) if d.get("zookeeper_auth") else None
             return cls(path.parent, d["zookeeper"], brokers, ensemble_dir=ensemble_dir,
-                       session_timeout_ms=int(d["session_timeout_ms"]))
+                       session_timeout_ms=int(d["session_timeout_ms"]), zookeeper_auth=auth)
+        except ZkAuthError as exc:
+            raise ClusterError(f"{path}: bad zookeeper_auth ({exc})") from exc
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ClusterError(f"{path} is unreadable ({exc}): stop what it started by hand, "
                                f"then remove it") from exc
@@ -256,8 +268,8 @@ class Cluster:
                     raise ClusterError(f"ZooKeeper: {exc}") from exc
             self._save()
             try:
-                ensure_chroot(self.zookeeper, 15.0)
-                with connect(self.zookeeper, 15.0):
+                ensure_chroot(self.zookeeper, 15.0, self.zookeeper_auth)
+                with connect(self.zookeeper, 15.0, self.zookeeper_auth):
                     pass  # reachable: brokers started now will not time out connecting
             except (KazooException, KazooTimeoutError) as exc:
                 raise ClusterError(f"cannot reach ZooKeeper at {self.zookeeper}: "
@@ -282,6 +294,9 @@ class Cluster:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(
             p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p)
+        env.pop(AUTH_ENV, None)  # the cluster's identity, not whatever the caller inherited
+        if self.zookeeper_auth is not None:
+            env[AUTH_ENV] = self.zookeeper_auth.credential
         with b.log_file.open("ab") as out:
             try:
                 proc = subprocess.Popen(b.argv, stdin=subprocess.DEVNULL, stdout=out,
@@ -329,7 +344,7 @@ class Cluster:
         """Processes, registrations, the controller, and each broker's Metadata answer."""
         if client is None:
             try:
-                with connect(self.zookeeper, timeout) as own:
+                with connect(self.zookeeper, timeout, self.zookeeper_auth) as own:
                     return self.status(own, timeout)
             except AdminError as exc:
                 raise ClusterError(str(exc)) from exc
@@ -368,7 +383,7 @@ class Cluster:
         missing at the deadline, or at once when a broker that should run has exited."""
         deadline = time.monotonic() + timeout
         try:
-            with connect(self.zookeeper, timeout) as client:
+            with connect(self.zookeeper, timeout, self.zookeeper_auth) as client:
                 while True:
                     dead = [b for b in self.brokers.values()
                             if b.pid is not None and not self.running(b.id)]
@@ -467,7 +482,7 @@ class Cluster:
         if not any(self.running(b) for b in self.brokers):
             return None
         try:
-            with connect(self.zookeeper, 3.0) as client:
+            with connect(self.zookeeper, 3.0, self.zookeeper_auth) as client:
                 active = ZkReader(client, timeout=3.0).controller_change().active
         except (AdminError, KazooException, KazooTimeoutError):
             return None
@@ -486,11 +501,16 @@ class Cluster:
             "zookeeper": self.zookeeper,
             "ensemble_dir": None if self.ensemble_dir is None else str(self.ensemble_dir),
             "session_timeout_ms": self.session_timeout_ms,
+            "zookeeper_auth": None if self.zookeeper_auth is None
+            else self.zookeeper_auth.credential,
             "brokers": [b.to_json() for b in sorted(self.brokers.values(), key=lambda b: b.id)],
         }
         self.directory.mkdir(parents=True, exist_ok=True)
         tmp = self.state_path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(data, indent=2) + "\n")
+        tmp.unlink(missing_ok=True)  # created afresh: with a password in it, private (0600)
+        mode = 0o666 if self.zookeeper_auth is None else 0o600
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), "w") as f:
+            f.write(json.dumps(data, indent=2) + "\n")
         os.replace(tmp, self.state_path)
 
 
