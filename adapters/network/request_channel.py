@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from adapters.network.codec import RequestHeader, encode_response
+from adapters.network.codec import RequestHeader, encode_response_pieces
 
 log = logging.getLogger("kcontrol.network")
 
@@ -46,8 +46,9 @@ class RequestHandler(Protocol):
         ``bytes`` is a body already encoded for that version."""
 
 
-Reply = Callable[[bytes | None, bool], None]
-"""``reply(frame, close)``: write ``frame`` (None: nothing) on the request's connection,
+Reply = Callable[[bytes | tuple[bytes, ...] | None, bool], None]
+"""``reply(frame, close)``: write ``frame`` (None: nothing; a tuple: the frame's pieces, written
+one after the other without being joined) on the request's connection,
 then close it if ``close``; the listener then reads that connection's next request."""
 
 
@@ -181,7 +182,7 @@ class RequestChannel:
         h = item.header
         try:
             body = self.handler.handle(h.api_key, h.api_version, h, item.body)
-            data = None if body is None else encode_response(
+            data = None if body is None else encode_response_pieces(
                 h.api_key, h.api_version, h.correlation_id, body)
         except Exception:  # noqa: BLE001 -- one bad request closes one connection
             log.exception("%s: api %d v%d (correlation %d) failed; closing the connection",

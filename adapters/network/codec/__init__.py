@@ -19,6 +19,7 @@ from adapters.network.codec.dispatch import (
     decode_response,
     encode_request,
     encode_response,
+    encode_response_pieces,
     fallback_frame,
     parse_request,
 )
@@ -65,6 +66,7 @@ __all__ = [
     "encode",
     "encode_request",
     "encode_response",
+    "encode_response_pieces",
     "fallback_frame",
     "frame",
     "parse_request",

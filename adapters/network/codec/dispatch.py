@@ -28,7 +28,8 @@ from typing import Any
 
 from adapters.network.codec import registry
 from adapters.network.codec.apis import api_versions
-from adapters.network.codec.framing import frame
+from adapters.network.codec.errors import EncodeError
+from adapters.network.codec.framing import SIZE, frame
 from adapters.network.codec.headers import (
     RequestHeader,
     decode_request_header,
@@ -131,10 +132,23 @@ def encode_response(
 ) -> bytes:
     """A whole response frame: size, response header (v0/v1 as the API requires), body.
     ``body`` as ``bytes`` is a body already encoded for that version (a cached answer)."""
+    return b"".join(encode_response_pieces(api_key, api_version, correlation_id, body))
+
+
+def encode_response_pieces(
+    api_key: int, api_version: int, correlation_id: int, body: dict[str, Any] | bytes
+) -> tuple[bytes, bytes]:
+    """The frame of ``encode_response`` as (size prefix + response header, body), for a
+    scatter-gather write: a cached body (``bytes``, e.g. a 500 KB Metadata answer) is sent as
+    it is, never copied into a new frame."""
     api = registry.APIS[api_key]
     hv = response_header_version(api_key, api.response.is_flexible(api_version))
     encoded = body if isinstance(body, bytes) else encode(api.response.schema(api_version), body)
-    return frame(encode_response_header(correlation_id, hv) + encoded)
+    header = encode_response_header(correlation_id, hv)
+    size = len(header) + len(encoded)
+    if size > 0x7FFFFFFF:
+        raise EncodeError(f"frame of {size} bytes does not fit an int32 size")
+    return SIZE.pack(size) + header, encoded
 
 
 def decode_response(api_key: int, api_version: int, data: bytes) -> tuple[int, dict[str, Any]]:

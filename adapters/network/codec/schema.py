@@ -135,9 +135,21 @@ class Message:
         return version in versions(self.flexible)
 
     def schema(self, version: int) -> Struct:
+        key = (id(self), version)
+        hit = _SCHEMAS.get(key)
+        if hit is not None and hit[0] is self:  # no hashing of the field tree per request
+            return hit[1]
         if version not in versions(self.valid):
             raise KeyError(f"{self.name} v{version} is not declared (valid {self.valid})")
-        return materialize(self.fields, version, self.is_flexible(version))
+        struct = materialize(self.fields, version, self.is_flexible(version))
+        if len(_SCHEMAS) >= 4096:  # bounded: messages built on the fly (tests) come and go
+            _SCHEMAS.clear()
+        _SCHEMAS[key] = (self, struct)  # keeps ``self`` alive: its id is not reused
+        return struct
+
+
+_SCHEMAS: dict[tuple[int, int], tuple[Message, Struct]] = {}
+"""``Message.schema`` by (message identity, version): the messages are module constants."""
 
 
 @functools.cache

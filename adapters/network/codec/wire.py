@@ -45,20 +45,52 @@ _LENGTH_PACK = {w: INT_FORMATS[w].pack for w in (2, 4)}
 _LENGTH_MAX = {w: int_bounds(w)[1] for w in (2, 4)}
 
 
+_BY_IDENTITY_MAX = 4096
+_encoders_by_id: dict[int, tuple[Type, Encoder]] = {}
+_decoders_by_id: dict[int, tuple[Type, Decoder]] = {}
+
+
+def _encoder_for(schema: Type) -> Encoder:
+    """``encoder(schema)`` looked up by the schema object's identity first: the cache of
+    ``encoder`` hashes the whole schema tree (frozen dataclasses do not keep their hash), which
+    for a Metadata response cost more than answering from the cached bytes. Each entry keeps
+    its schema alive, so an identity is never reused while it is a key; bounded."""
+    hit = _encoders_by_id.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    if len(_encoders_by_id) >= _BY_IDENTITY_MAX:
+        _encoders_by_id.clear()
+    enc = encoder(schema)
+    _encoders_by_id[id(schema)] = (schema, enc)
+    return enc
+
+
+def _decoder_for(schema: Type) -> Decoder:
+    """``decoder(schema)`` by identity first (see ``_encoder_for``)."""
+    hit = _decoders_by_id.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    if len(_decoders_by_id) >= _BY_IDENTITY_MAX:
+        _decoders_by_id.clear()
+    dec = decoder(schema)
+    _decoders_by_id[id(schema)] = (schema, dec)
+    return dec
+
+
 def encode(schema: Type, value: Any) -> bytes:
     out = bytearray()
-    encoder(schema)(out, value)
+    _encoder_for(schema)(out, value)
     return bytes(out)
 
 
 def encode_into(out: bytearray, schema: Type, value: Any) -> None:
-    encoder(schema)(out, value)
+    _encoder_for(schema)(out, value)
 
 
 def decode(schema: Type, data: bytes | bytearray | memoryview) -> Any:
     """Decodes exactly ``data``; trailing bytes are a :class:`DecodeError`."""
     data = bytes(data)
-    value, pos = decoder(schema)(data, 0)
+    value, pos = _decoder_for(schema)(data, 0)
     if pos != len(data):
         raise DecodeError(f"{len(data) - pos} trailing bytes at offset {pos}")
     return value
@@ -66,7 +98,7 @@ def decode(schema: Type, data: bytes | bytearray | memoryview) -> Any:
 
 def decode_from(r: Reader, schema: Type) -> Any:
     """Decodes one value at the reader's position and advances it."""
-    value, r.pos = decoder(schema)(r.data, r.pos)
+    value, r.pos = _decoder_for(schema)(r.data, r.pos)
     return value
 
 
