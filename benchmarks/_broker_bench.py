@@ -8,13 +8,17 @@ and the ensemble also die with the benchmark process (``die_with_parent``).
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -200,3 +204,55 @@ def raw_zookeeper_write(client: KazooClient, n: int = TOPICS * PER_TOPIC,
             p.get(timeout=60)
         best = min(best, time.perf_counter() - t0)
     return best
+
+
+def parse_args() -> argparse.Namespace:
+    """``--runs`` and ``--dir``, the options both victim benchmarks take."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--dir", type=Path, default=None,
+                    help="keep the cluster's directory (logs) here instead of a temporary one")
+    return ap.parse_args()
+
+
+@dataclass
+class Bench:
+    cluster: Cluster
+    client: KazooClient
+    controller: int
+    victim: int
+    others: list[int]
+
+
+@contextmanager
+def victim_cluster(name: str, directory: Path | None) -> Iterator[Bench]:
+    """3 brokers with 10,000 partitions all led by one broker that is not the controller
+    (the victim), settled in every broker's metadata; stopped at the end (logs kept in
+    ``directory`` when given)."""
+    print(f"# {name}  {machine()}")
+    print(f"# load before: {load()}")
+    with tempfile.TemporaryDirectory(prefix=f"kcontrol-{name}-") as tmp:
+        cluster = start_cluster(directory or Path(tmp))
+        client = None
+        try:
+            client = observer(cluster)
+            st = zk(client)
+            assert st.controller is not None
+            controller = st.controller.broker_id
+            victim = next(b for b in sorted(cluster.brokers) if b != controller)
+            others = [b for b in sorted(cluster.brokers) if b != victim]
+            t0 = time.perf_counter()
+            populate(client, victim, others)
+            wait_until(lambda: settled(cluster, client, victim), 300,
+                       "10,000 partitions led by the victim, in every broker's metadata",
+                       pause=0.5)
+            print(f"# setup: 10,000 partitions created and settled in "
+                  f"{time.perf_counter() - t0:.1f} s; controller {controller}, "
+                  f"victim {victim}")
+            yield Bench(cluster, client, controller, victim, others)
+        finally:
+            if client is not None:
+                client.stop()
+                client.close()
+            for line in cluster.down():
+                print(f"# {line}")

@@ -27,11 +27,9 @@ Run: .venv/bin/python benchmarks/bench_broker_failure_propagation.py [--runs 3]
 
 from __future__ import annotations
 
-import argparse
 import signal
 import statistics
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -41,15 +39,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _broker_bench import (  # noqa: E402
     cache_matches,
     load,
-    machine,
     metadata,
-    observer,
-    populate,
+    parse_args,
     raw_zookeeper_write,
     restore_leader,
     scrape,
-    settled,
-    start_cluster,
+    victim_cluster,
     wait_until,
     zk,
 )
@@ -60,88 +55,60 @@ UM = 'kcontrol_broker_last_applied_timestamp_seconds{api="UpdateMetadata"}'
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--dir", type=Path, default=None,
-                    help="keep the cluster's directory (logs) here instead of a temporary one")
-    args = ap.parse_args()
-    print(f"# bench_broker_failure_propagation  {machine()}")
-    print(f"# load before: {load()}")
-    with tempfile.TemporaryDirectory(prefix="kcontrol-bench-bf-") as tmp:
-        cluster = start_cluster(args.dir or Path(tmp))
-        client = None
-        try:
-            client = observer(cluster)
-            st = zk(client)
-            assert st.controller is not None
-            controller = st.controller.broker_id
-            victim = next(b for b in sorted(cluster.brokers) if b != controller)
-            others = [b for b in sorted(cluster.brokers) if b != victim]
-            t0 = time.perf_counter()
-            populate(client, victim, others)
-            wait_until(lambda: settled(cluster, client, victim), 300,
-                       "10,000 partitions led by the victim, in every broker's metadata",
-                       pause=0.5)
-            print(f"# setup: 10,000 partitions created and settled in "
-                  f"{time.perf_counter() - t0:.1f} s; controller {controller}, "
-                  f"victim {victim}")
-            rows = []
-            for run in range(args.runs):
-                if run:
-                    restore_leader(cluster, client, victim)
-                expired = threading.Event()
-                at: list[float] = []
+    args = parse_args()
+    with victim_cluster("bench_broker_failure_propagation", args.dir) as bench:
+        cluster, client, victim, others = bench.cluster, bench.client, bench.victim, bench.others
+        rows = []
+        for run in range(args.runs):
+            if run:
+                restore_leader(cluster, client, victim)
+            expired = threading.Event()
+            at: list[float] = []
 
-                def on_event(event, _at=at, _expired=expired) -> None:  # noqa: ANN001
-                    if event.type == "DELETED":
-                        _at.append(time.time())
-                        _expired.set()
+            def on_event(event, _at=at, _expired=expired) -> None:  # noqa: ANN001
+                if event.type == "DELETED":
+                    _at.append(time.time())
+                    _expired.set()
 
-                client.sync(P.broker(victim))
-                assert client.exists(P.broker(victim), watch=on_event) is not None
-                t_kill = time.time()
-                cluster.kill_broker(victim, signal.SIGKILL)
-                if not cluster.wait_stopped(victim, 10):
-                    raise RuntimeError("the victim survived SIGKILL")
-                cluster.forget(victim)
-                if not expired.wait(30):
-                    raise RuntimeError("the victim's session did not expire within 30 s")
-                t_expired = at[0]
-                seen_at = wait_until(
-                    lambda: all(cache_matches(metadata(cluster.brokers[b].data_port),
-                                              after := zk(client))
-                                and all(s.leader_and_isr.leader != victim
-                                        for s in after.partition_states.values())
-                                for b in others) and time.time(), 30,
-                    "new leaders in every live broker's metadata", pause=0.02)
-                applied = {b: scrape(cluster.brokers[b].metrics_port)[UM] for b in others}
-                latency = max(applied.values()) - t_expired
-                rows.append((latency, seen_at - t_expired, t_expired - t_kill))
-                print(f"# run {run + 1}: session expired {t_expired - t_kill:.2f} s after the "
-                      f"kill; caches right {latency * 1e3:.0f} ms after the expiry "
-                      f"(per broker: " + ", ".join(
-                          f"{b}: {(t - t_expired) * 1e3:.0f} ms" for b, t in applied.items())
-                      + f"); seen by polling after {(seen_at - t_expired) * 1e3:.0f} ms; "
-                      f"{load()}")
-                cluster.start_broker(victim)
-            base = raw_zookeeper_write(client)
-            best = min(r[0] for r in rows)
-            print("| measure | value |")
-            print("|---|---|")
-            print(f"| session expiry -> new leaders in every live broker's cache, best of "
-                  f"{len(rows)} | **{best * 1e3:.0f} ms** |")
-            print(f"| same, median | {statistics.median(r[0] for r in rows) * 1e3:.0f} ms |")
-            print(f"| same, worst | {max(r[0] for r in rows) * 1e3:.0f} ms |")
-            print(f"| baseline: raw ZooKeeper write of 10,000 znodes (best of 3) | "
-                  f"{base * 1e3:.0f} ms |")
-            print(f"| ratio best / baseline | {best / base:.1f}x |")
-            print(f"| load after | {load()} |")
-        finally:
-            if client is not None:
-                client.stop()
-                client.close()
-            for line in cluster.down():
-                print(f"# {line}")
+            client.sync(P.broker(victim))
+            assert client.exists(P.broker(victim), watch=on_event) is not None
+            t_kill = time.time()
+            cluster.kill_broker(victim, signal.SIGKILL)
+            if not cluster.wait_stopped(victim, 10):
+                raise RuntimeError("the victim survived SIGKILL")
+            cluster.forget(victim)
+            if not expired.wait(30):
+                raise RuntimeError("the victim's session did not expire within 30 s")
+            t_expired = at[0]
+            seen_at = wait_until(
+                lambda: all(cache_matches(metadata(cluster.brokers[b].data_port),
+                                          after := zk(client))
+                            and all(s.leader_and_isr.leader != victim
+                                    for s in after.partition_states.values())
+                            for b in others) and time.time(), 30,
+                "new leaders in every live broker's metadata", pause=0.02)
+            applied = {b: scrape(cluster.brokers[b].metrics_port)[UM] for b in others}
+            latency = max(applied.values()) - t_expired
+            rows.append((latency, seen_at - t_expired, t_expired - t_kill))
+            print(f"# run {run + 1}: session expired {t_expired - t_kill:.2f} s after the "
+                  f"kill; caches right {latency * 1e3:.0f} ms after the expiry "
+                  f"(per broker: " + ", ".join(
+                      f"{b}: {(t - t_expired) * 1e3:.0f} ms" for b, t in applied.items())
+                  + f"); seen by polling after {(seen_at - t_expired) * 1e3:.0f} ms; "
+                  f"{load()}")
+            cluster.start_broker(victim)
+        base = raw_zookeeper_write(client)
+        best = min(r[0] for r in rows)
+        print("| measure | value |")
+        print("|---|---|")
+        print(f"| session expiry -> new leaders in every live broker's cache, best of "
+              f"{len(rows)} | **{best * 1e3:.0f} ms** |")
+        print(f"| same, median | {statistics.median(r[0] for r in rows) * 1e3:.0f} ms |")
+        print(f"| same, worst | {max(r[0] for r in rows) * 1e3:.0f} ms |")
+        print(f"| baseline: raw ZooKeeper write of 10,000 znodes (best of 3) | "
+              f"{base * 1e3:.0f} ms |")
+        print(f"| ratio best / baseline | {best / base:.1f}x |")
+        print(f"| load after | {load()} |")
 
 
 if __name__ == "__main__":

@@ -20,12 +20,10 @@ Run: .venv/bin/python benchmarks/bench_controlled_shutdown.py [--runs 3]
 
 from __future__ import annotations
 
-import argparse
 import re
 import signal
 import statistics
 import sys
-import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
@@ -34,14 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _broker_bench import (  # noqa: E402
     load,
-    machine,
-    observer,
-    populate,
+    parse_args,
     raw_zookeeper_write,
     restore_leader,
-    settled,
-    start_cluster,
-    wait_until,
+    victim_cluster,
     zk,
 )
 
@@ -67,79 +61,51 @@ def request_to_response(log: str) -> tuple[float, int, str]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--dir", type=Path, default=None,
-                    help="keep the cluster's directory (logs) here instead of a temporary one")
-    args = ap.parse_args()
-    print(f"# bench_controlled_shutdown  {machine()}")
-    print(f"# load before: {load()}")
-    with tempfile.TemporaryDirectory(prefix="kcontrol-bench-cs-") as tmp:
-        cluster = start_cluster(args.dir or Path(tmp))
-        client = None
-        try:
-            client = observer(cluster)
-            st = zk(client)
-            assert st.controller is not None
-            controller = st.controller.broker_id
-            victim = next(b for b in sorted(cluster.brokers) if b != controller)
-            others = [b for b in sorted(cluster.brokers) if b != victim]
-            t0 = time.perf_counter()
-            populate(client, victim, others)
-            wait_until(lambda: settled(cluster, client, victim), 300,
-                       "10,000 partitions led by the victim, in every broker's metadata",
-                       pause=0.5)
-            print(f"# setup: 10,000 partitions created and settled in "
-                  f"{time.perf_counter() - t0:.1f} s; controller {controller}, "
-                  f"victim {victim}")
-            rows = []
-            for run in range(args.runs):
-                if run:
-                    t_restore = time.perf_counter()
-                    restore_leader(cluster, client, victim)
-                    print(f"# run {run + 1}: restored (ISR expansion + preferred election) "
-                          f"in {time.perf_counter() - t_restore:.1f} s")
-                log_file = cluster.brokers[victim].log_file
-                offset = log_file.stat().st_size
-                t_kill = time.perf_counter()
-                cluster.kill_broker(victim, signal.SIGTERM)
-                if not cluster.wait_stopped(victim, 120):
-                    raise RuntimeError("the victim did not exit within 120 s")
-                exit_s = time.perf_counter() - t_kill
-                code = cluster.exit_codes.get(victim)
-                cluster.forget(victim)
-                with log_file.open(errors="replace") as f:
-                    f.seek(offset)
-                    log = f.read()
-                rtt, attempts, answer = request_to_response(log)
-                after = zk(client)
-                still = sum(1 for s in after.partition_states.values()
-                            if s.leader_and_isr.leader == victim)
-                rows.append((rtt, exit_s, attempts))
-                print(f"# run {run + 1}: request->response {rtt * 1e3:.0f} ms, "
-                      f"SIGTERM->exit {exit_s * 1e3:.0f} ms, attempts {attempts}, "
-                      f"answer {answer}, exit code {code}, partitions still led by the "
-                      f"victim {still}; {load()}")
-                cluster.start_broker(victim)
-            base = raw_zookeeper_write(client)
-            best = min(r[0] for r in rows)
-            med = statistics.median(r[0] for r in rows)
-            print("| measure | value |")
-            print("|---|---|")
-            print(f"| ControlledShutdown request -> response, best of {len(rows)} | "
-                  f"**{best * 1e3:.0f} ms** |")
-            print(f"| same, median | {med * 1e3:.0f} ms |")
-            print(f"| SIGTERM -> process exit, best | {min(r[1] for r in rows) * 1e3:.0f} ms |")
-            print(f"| baseline: raw ZooKeeper write of 10,000 znodes (best of 3) | "
-                  f"{base * 1e3:.0f} ms |")
-            print(f"| ratio best / baseline | {best / base:.1f}x |")
-            print(f"| load after | {load()} |")
-        finally:
-            if client is not None:
-                client.stop()
-                client.close()
-            for line in cluster.down():
-                print(f"# {line}")
+    args = parse_args()
+    with victim_cluster("bench_controlled_shutdown", args.dir) as bench:
+        cluster, client, victim = bench.cluster, bench.client, bench.victim
+        rows = []
+        for run in range(args.runs):
+            if run:
+                t_restore = time.perf_counter()
+                restore_leader(cluster, client, victim)
+                print(f"# run {run + 1}: restored (ISR expansion + preferred election) "
+                      f"in {time.perf_counter() - t_restore:.1f} s")
+            log_file = cluster.brokers[victim].log_file
+            offset = log_file.stat().st_size
+            t_kill = time.perf_counter()
+            cluster.kill_broker(victim, signal.SIGTERM)
+            if not cluster.wait_stopped(victim, 120):
+                raise RuntimeError("the victim did not exit within 120 s")
+            exit_s = time.perf_counter() - t_kill
+            code = cluster.exit_codes.get(victim)
+            cluster.forget(victim)
+            with log_file.open(errors="replace") as f:
+                f.seek(offset)
+                log = f.read()
+            rtt, attempts, answer = request_to_response(log)
+            after = zk(client)
+            still = sum(1 for s in after.partition_states.values()
+                        if s.leader_and_isr.leader == victim)
+            rows.append((rtt, exit_s, attempts))
+            print(f"# run {run + 1}: request->response {rtt * 1e3:.0f} ms, "
+                  f"SIGTERM->exit {exit_s * 1e3:.0f} ms, attempts {attempts}, "
+                  f"answer {answer}, exit code {code}, partitions still led by the "
+                  f"victim {still}; {load()}")
+            cluster.start_broker(victim)
+        base = raw_zookeeper_write(client)
+        best = min(r[0] for r in rows)
+        med = statistics.median(r[0] for r in rows)
+        print("| measure | value |")
+        print("|---|---|")
+        print(f"| ControlledShutdown request -> response, best of {len(rows)} | "
+              f"**{best * 1e3:.0f} ms** |")
+        print(f"| same, median | {med * 1e3:.0f} ms |")
+        print(f"| SIGTERM -> process exit, best | {min(r[1] for r in rows) * 1e3:.0f} ms |")
+        print(f"| baseline: raw ZooKeeper write of 10,000 znodes (best of 3) | "
+              f"{base * 1e3:.0f} ms |")
+        print(f"| ratio best / baseline | {best / base:.1f}x |")
+        print(f"| load after | {load()} |")
 
 
 if __name__ == "__main__":

@@ -7,13 +7,13 @@ Tests that stop a server must start it again and wait for the quorum before they
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 
 import pytest
 from kazoo.client import KazooClient
 
 from adapters.zookeeper.ensemble import Ensemble
+from tests.zk_chroot import new_chroot
 
 # Short session timeouts let tests expire sessions quickly; clients ask for theirs in this range.
 ZK_MIN_SESSION_TIMEOUT_MS = 1000
@@ -61,15 +61,7 @@ def zk_ensemble(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ensemble]:
 @pytest.fixture
 def zk_chroot(zk_ensemble: Ensemble) -> str:
     """A connect string with a chroot of its own: ``host:port,.../kcontrol-test-<uuid>``."""
-    chroot = f"/kcontrol-test-{uuid.uuid4().hex}"
-    client = KazooClient(hosts=zk_ensemble.connect_string)
-    client.start(timeout=15)
-    try:
-        client.ensure_path(chroot)
-    finally:
-        client.stop()
-        client.close()
-    return zk_ensemble.connect_string + chroot
+    return new_chroot(zk_ensemble, "kcontrol-test")
 
 
 @pytest.fixture

@@ -50,31 +50,29 @@ _encoders_by_id: dict[int, tuple[Type, Encoder]] = {}
 _decoders_by_id: dict[int, tuple[Type, Decoder]] = {}
 
 
-def _encoder_for(schema: Type) -> Encoder:
-    """``encoder(schema)`` looked up by the schema object's identity first: the cache of
-    ``encoder`` hashes the whole schema tree (frozen dataclasses do not keep their hash), which
-    for a Metadata response cost more than answering from the cached bytes. Each entry keeps
-    its schema alive, so an identity is never reused while it is a key; bounded."""
-    hit = _encoders_by_id.get(id(schema))
+def _by_identity(memo: dict[int, tuple[Type, Any]], compile_: Callable[[Type], Any],
+                 schema: Type) -> Any:
+    """``compile_(schema)`` (``encoder`` or ``decoder``) looked up by the schema object's
+    identity first: their caches hash the whole schema tree (frozen dataclasses do not keep
+    their hash), which for a Metadata response cost more than answering from the cached bytes.
+    Each entry keeps its schema alive, so an identity is never reused while it is a key;
+    bounded."""
+    hit = memo.get(id(schema))
     if hit is not None and hit[0] is schema:
         return hit[1]
-    if len(_encoders_by_id) >= _BY_IDENTITY_MAX:
-        _encoders_by_id.clear()
-    enc = encoder(schema)
-    _encoders_by_id[id(schema)] = (schema, enc)
-    return enc
+    if len(memo) >= _BY_IDENTITY_MAX:
+        memo.clear()
+    compiled = compile_(schema)
+    memo[id(schema)] = (schema, compiled)
+    return compiled
+
+
+def _encoder_for(schema: Type) -> Encoder:
+    return _by_identity(_encoders_by_id, encoder, schema)  # type: ignore[no-any-return]
 
 
 def _decoder_for(schema: Type) -> Decoder:
-    """``decoder(schema)`` by identity first (see ``_encoder_for``)."""
-    hit = _decoders_by_id.get(id(schema))
-    if hit is not None and hit[0] is schema:
-        return hit[1]
-    if len(_decoders_by_id) >= _BY_IDENTITY_MAX:
-        _decoders_by_id.clear()
-    dec = decoder(schema)
-    _decoders_by_id[id(schema)] = (schema, dec)
-    return dec
+    return _by_identity(_decoders_by_id, decoder, schema)  # type: ignore[no-any-return]
 
 
 def encode(schema: Type, value: Any) -> bytes:

@@ -4,7 +4,6 @@ whose leaders and ISRs every broker agrees on."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -19,6 +18,7 @@ from tests.integration.cluster.cluster_helpers import (
     settled,
     wait_until,
 )
+from tests.zk_chroot import new_chroot
 
 TOPICS = {"orders": (6, 3), "events": (3, 2)}  # name -> (partitions, replication factor)
 
@@ -30,15 +30,7 @@ def client_topics() -> dict[str, tuple[int, int]]:
 
 @pytest.fixture(scope="module")
 def cluster_chroot(zk_ensemble: Ensemble) -> str:
-    chroot = f"/kcontrol-clients-{uuid.uuid4().hex}"
-    client = KazooClient(hosts=zk_ensemble.connect_string)
-    client.start(timeout=15)
-    try:
-        client.ensure_path(chroot)
-    finally:
-        client.stop()
-        client.close()
-    return zk_ensemble.connect_string + chroot
+    return new_chroot(zk_ensemble, "kcontrol-clients")
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,6 @@ processes per module, on the session ensemble, in a chroot of its own."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -12,20 +11,13 @@ from kazoo.client import KazooClient
 
 from adapters.cluster import Cluster
 from adapters.zookeeper.ensemble import Ensemble
+from tests.zk_chroot import new_chroot
 
 
 @pytest.fixture(scope="module")
 def module_chroot(zk_ensemble: Ensemble) -> str:
     """A connect string with a chroot for this module's cluster (created here)."""
-    chroot = f"/kcontrol-cluster-{uuid.uuid4().hex}"
-    client = KazooClient(hosts=zk_ensemble.connect_string)
-    client.start(timeout=15)
-    try:
-        client.ensure_path(chroot)
-    finally:
-        client.stop()
-        client.close()
-    return zk_ensemble.connect_string + chroot
+    return new_chroot(zk_ensemble, "kcontrol-cluster")
 
 
 @pytest.fixture(scope="module")
