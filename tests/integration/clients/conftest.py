@@ -18,7 +18,7 @@ from tests.integration.cluster.cluster_helpers import (
     settled,
     wait_until,
 )
-from tests.zk_chroot import new_chroot
+from tests.zk_chroot import new_chroot, rooted_client
 
 TOPICS = {"orders": (6, 3), "events": (3, 2)}  # name -> (partitions, replication factor)
 
@@ -35,13 +35,8 @@ def cluster_chroot(zk_ensemble: Ensemble) -> str:
 
 @pytest.fixture(scope="module")
 def observer(cluster_chroot: str) -> Iterator[KazooClient]:
-    client = KazooClient(hosts=cluster_chroot, timeout=10.0)
-    client.start(timeout=15)
-    try:
+    with rooted_client(cluster_chroot) as client:
         yield client
-    finally:
-        client.stop()
-        client.close()
 
 
 @pytest.fixture(scope="module")

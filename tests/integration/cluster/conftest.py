@@ -11,7 +11,7 @@ from kazoo.client import KazooClient
 
 from adapters.cluster import Cluster
 from adapters.zookeeper.ensemble import Ensemble
-from tests.zk_chroot import new_chroot
+from tests.zk_chroot import new_chroot, rooted_client
 
 
 @pytest.fixture(scope="module")
@@ -35,13 +35,8 @@ def cluster(module_chroot: str, tmp_path_factory: pytest.TempPathFactory) -> Ite
 
 @pytest.fixture(scope="module")
 def observer(module_chroot: str) -> Iterator[KazooClient]:
-    client = KazooClient(hosts=module_chroot, timeout=10.0)
-    client.start(timeout=15)
-    try:
+    with rooted_client(module_chroot) as client:
         yield client
-    finally:
-        client.stop()
-        client.close()
 
 
 @pytest.fixture
