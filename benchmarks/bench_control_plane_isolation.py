@@ -5,10 +5,15 @@ listener. Issue 5 target: with it, p99 within 2x of the unloaded p99.
 One real ``kcontrol broker`` process per configuration (each a one-broker cluster in its own
 chroot of one 3-server ensemble this benchmark starts):
 
-- **with** ``--control-plane-listener CONTROLLER``: LeaderAndIsr goes to the CONTROLLER
-  listener (its own selector thread, queue of 20 and handler thread);
+- **with** ``--control-plane-listener CONTROLLER`` (the default ``--control-plane-priority
+  auto``): LeaderAndIsr goes to the CONTROLLER listener, whose one thread serves it and runs
+  at real-time priority when the machine permits (``adapters.runtime.thread_priority``);
+- **with, priority normal**: the same with ``--control-plane-priority normal``;
 - **without**: LeaderAndIsr goes to the PLAINTEXT listener, in the data-plane queue behind
   the clients' requests (Kafka before 2.2).
+
+The probe thread plays the controller's sender thread (``channel_manager``), which raises its
+own priority the same way: at real-time priority except for the "priority normal" broker.
 
 The broker's metadata cache is filled with 10,000 partitions by one UpdateMetadata this
 process sends (stamped with the broker's epoch and controller epoch 1,000, above its own
@@ -38,6 +43,7 @@ import selectors
 import socket
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -51,6 +57,7 @@ from adapters.network import WireClient  # noqa: E402
 from adapters.network.codec import ApiKey, RequestHeader, encode_request  # noqa: E402
 from adapters.network.codec import convert as C  # noqa: E402
 from adapters.network.codec.apis.metadata import all_topics_request  # noqa: E402
+from adapters.runtime import thread_priority as priority  # noqa: E402
 from adapters.zookeeper.ensemble import Ensemble  # noqa: E402
 from fsm import zk_paths as P  # noqa: E402
 from fsm.requests import (  # noqa: E402
@@ -61,6 +68,11 @@ from fsm.requests import (  # noqa: E402
 )
 from fsm.values import BrokerInfo, Endpoint  # noqa: E402
 
+CONFIGURATIONS = (  # (name, control-plane listener, --control-plane-priority)
+    ("with the control plane", True, priority.AUTO),
+    ("with it, priority normal", True, priority.NORMAL),
+    ("without (shared queue)", False, priority.AUTO),
+)
 FLOOD_PROCS = 2
 FLOOD_CONNS = 8
 FLOOD_DEPTH = 2
@@ -141,9 +153,30 @@ def cache_request(port: int, epoch: int) -> UpdateMetadataRequest:
     return UpdateMetadataRequest(BROKER, CONTROLLER_EPOCH, epoch, parts, (me,))
 
 
-def probes(port: int, epoch: int, count: int, first_epoch: int,
+def probes(port: int, epoch: int, count: int, first_epoch: int, prio: str,
            pause: float = 0.005) -> list[float]:
-    """``count`` LeaderAndIsr round trips (seconds), each answered without error."""
+    """``count`` LeaderAndIsr round trips (seconds), each answered without error, from a
+    thread of their own at control-plane priority ``prio`` (as the controller's sender)."""
+    out: list[float] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            priority.configure(prio)
+            priority.raise_priority("the probe (the controller's sender)")
+            out.extend(_probes(port, epoch, count, first_epoch, pause))
+        except BaseException as exc:  # noqa: BLE001 -- re-raised in the caller
+            errors.append(exc)
+
+    t = threading.Thread(target=run, name="probe")
+    t.start()
+    t.join()
+    if errors:
+        raise errors[0]
+    return out
+
+
+def _probes(port: int, epoch: int, count: int, first_epoch: int, pause: float) -> list[float]:
     out = []
     with WireClient(HOST, port, client_id="controller-bench", timeout=30) as c:
         for i in range(count):
@@ -169,12 +202,15 @@ def pct(values: list[float], q: float) -> float:
 class Target:
     """One broker under test: its cluster, epoch, where LeaderAndIsr goes, its flood."""
 
-    def __init__(self, ensemble: Ensemble, directory: Path, control_plane: bool) -> None:
-        self.name = "with the control plane" if control_plane else "without (shared queue)"
-        chroot = ensemble.connect_string + ("/with-cp" if control_plane else "/without-cp")
+    def __init__(self, ensemble: Ensemble, directory: Path, name: str, control_plane: bool,
+                 prio: str) -> None:
+        self.name = name
+        self.prio = prio
+        chroot = f"{ensemble.connect_string}/{directory.name}"
         self.cluster = Cluster.create(directory, 1, zookeeper=chroot,
                                       session_timeout_ms=SESSION_MS,
-                                      control_plane=control_plane, die_with_parent=True)
+                                      control_plane=control_plane, die_with_parent=True,
+                                      control_plane_priority=prio)
         self.cluster.up(timeout=120)
         client = KazooClient(hosts=chroot, timeout=10)
         client.start(timeout=30)
@@ -196,7 +232,8 @@ class Target:
         self.flood_s = 0.0
 
     def probe(self, count: int, flooded: bool) -> None:
-        self.latencies[flooded] += probes(self.port, self.epoch, count, self.next_epoch)
+        self.latencies[flooded] += probes(self.port, self.epoch, count, self.next_epoch,
+                                          self.prio)
         self.next_epoch += count
 
 
@@ -209,6 +246,7 @@ def main() -> None:
     per_phase = max(1, args.probes // args.rounds)
     print(f"# bench_control_plane_isolation  {machine()}")
     print(f"# load before: {load()}")
+    print(f"# real-time priority: {priority.available() or 'permitted'}")
     with tempfile.TemporaryDirectory(prefix="kcontrol-bench-cp-") as tmp:
         ensemble = Ensemble.create(Path(tmp) / "zookeeper", 3, die_with_parent=True)
         ensemble.up(timeout=60)
@@ -217,9 +255,9 @@ def main() -> None:
         ctx = mp.get_context("spawn")
         quit_ = ctx.Event()
         try:
-            for control_plane in (True, False):
-                targets.append(Target(ensemble, Path(tmp) / str(control_plane),
-                                      control_plane))
+            for i, (name, control_plane, prio) in enumerate(CONFIGURATIONS):
+                targets.append(Target(ensemble, Path(tmp) / f"broker-{i}", name, control_plane,
+                                      prio))
             floods = []
             for t in targets:
                 go, counter = ctx.Event(), ctx.Value("q", 0)

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import pytest
 from kazoo.client import KazooClient
 
+from adapters.runtime import thread_priority
 from adapters.zookeeper.ensemble import Ensemble
 from tests.zk_chroot import new_chroot
 
@@ -19,6 +20,14 @@ from tests.zk_chroot import new_chroot
 ZK_MIN_SESSION_TIMEOUT_MS = 1000
 ZK_MAX_SESSION_TIMEOUT_MS = 10000
 ZK_START_TIMEOUT_S = 60.0
+
+
+@pytest.fixture(autouse=True)
+def _normal_thread_priority() -> Iterator[None]:
+    """A command run in-process (``CliRunner``) sets the process-wide control-plane priority;
+    the next test starts from the library default again."""
+    yield
+    thread_priority.configure(thread_priority.NORMAL)
 
 
 class ObserverClient(KazooClient):

@@ -6,7 +6,8 @@ a second signal skips what is left of it. If the shutdown overruns its bound (ev
 and back-off, plus 10 s) the broker stops without it and exits 1. SIGKILL is just death: the
 sessions expire on the ensemble's clock.
 
-Exit codes: 0 stopped on request; 1 could not start (busy port, ZooKeeper unreachable, the
+Exit codes: 0 stopped on request; 1 could not start (busy port, ZooKeeper unreachable,
+``--control-plane-priority realtime`` not permitted, the
 broker id held by a live process) or stopped on a fatal error; 2 bad arguments.
 """
 
@@ -25,6 +26,7 @@ from adapters.broker.logs import defer_logging
 from adapters.cli.controller_cmd import _valid_hosts
 from adapters.cli.zk_options import zookeeper_auth_option
 from adapters.network import ListenerConfig, ListenerConfigError, parse_listener_config
+from adapters.runtime import thread_priority as priority
 from adapters.runtime.gc_tuning import tune_for_bursts
 from adapters.runtime.service import DEFAULT_SESSION_TIMEOUT_MS
 from adapters.zookeeper.connect import ZkAuth
@@ -69,6 +71,12 @@ def _parse_listeners(ctx: click.Context) -> ListenerConfig:
 @click.option("--isr-expand-interval-ms", type=click.IntRange(min=10), default=500,
               show_default=True,
               help="How often a leader takes live replicas back into its ISR.")
+@click.option("--control-plane-priority", type=click.Choice(priority.MODES),
+              default=priority.AUTO, show_default=True,
+              help="Scheduling of the threads that carry controller requests (the "
+                   "control-plane listener, this broker's controller's senders): realtime = "
+                   "SCHED_FIFO 1, so a busy data plane cannot delay them; auto = realtime "
+                   "when permitted, else normal with a warning.")
 @click.option("--log-level", type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"]),
               default="INFO", show_default=True)
 @zookeeper_auth_option
@@ -77,12 +85,19 @@ def broker(ctx: click.Context, broker_id: int, hosts: str, listeners: str,
            control_plane_listener: str | None, metrics_port: int | None,
            session_timeout_ms: int, connect_timeout: float,
            controlled_shutdown_max_retries: int, controlled_shutdown_retry_backoff_ms: int,
-           isr_expand_interval_ms: int, log_level: str, zookeeper_auth: ZkAuth | None) -> None:
+           isr_expand_interval_ms: int, control_plane_priority: str, log_level: str,
+           zookeeper_auth: ZkAuth | None) -> None:
     """Run one broker: listeners, registration, a controller candidate, until SIGTERM."""
     problem = _valid_hosts(hosts)
     if problem:
         raise click.BadParameter(f"{hosts!r}: {problem}", param_hint="--zookeeper")
     config = _parse_listeners(ctx)
+    try:
+        priority.check(control_plane_priority)
+    except priority.PriorityError as exc:
+        click.echo(f"kcontrol broker {broker_id}: error: {exc}", err=True)
+        sys.exit(1)
+    priority.configure(control_plane_priority)
     logging.basicConfig(level=getattr(logging, log_level), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("kazoo").setLevel(max(logging.WARNING, getattr(logging, log_level)))

@@ -23,6 +23,7 @@ from adapters.cli.zk_options import zookeeper_auth_option
 from adapters.cluster import Cluster, ClusterError, NoClusterError
 from adapters.cluster.demo import run_demo, status_table
 from adapters.cluster.launcher import DEFAULT_SESSION_TIMEOUT_MS
+from adapters.runtime import thread_priority as priority
 from adapters.zookeeper.connect import AUTH_ENV, ZkAuth
 
 DEFAULT_DIR = Path(".kcontrol/cluster")
@@ -54,11 +55,15 @@ def cluster() -> None:
               help="The brokers' ZooKeeper session timeout (how fast a kill -9 is noticed).")
 @click.option("--control-plane/--no-control-plane", default=True, show_default=True,
               help="Give each broker a CONTROLLER listener for controller requests (KIP-291).")
+@click.option("--control-plane-priority", type=click.Choice(priority.MODES),
+              default=priority.AUTO, show_default=True,
+              help="Each broker's --control-plane-priority (see `kcontrol broker --help`).")
 @click.option("--timeout", type=click.FloatRange(min=1.0), default=90.0, show_default=True,
               help="Seconds to wait for the cluster to be ready.")
 @zookeeper_auth_option
 def up(brokers: int, hosts: str | None, directory: Path, session_timeout_ms: int,
-       control_plane: bool, timeout: float, zookeeper_auth: ZkAuth | None) -> None:
+       control_plane: bool, control_plane_priority: str, timeout: float,
+       zookeeper_auth: ZkAuth | None) -> None:
     """Start ZooKeeper (unless --zookeeper) and BROKERS brokers; wait until a controller is
     elected and every broker's metadata names every broker."""
     if hosts is not None and (problem := _valid_hosts(hosts)):
@@ -66,7 +71,8 @@ def up(brokers: int, hosts: str | None, directory: Path, session_timeout_ms: int
     try:
         c = Cluster.create(directory, brokers, zookeeper=hosts,
                            session_timeout_ms=session_timeout_ms, control_plane=control_plane,
-                           zookeeper_auth=zookeeper_auth)
+                           zookeeper_auth=zookeeper_auth,
+                           control_plane_priority=control_plane_priority)
         if c.ensemble is not None:
             click.echo(f"starting a 3-server ZooKeeper ensemble in {c.ensemble_dir} ...",
                        err=True)

@@ -182,8 +182,10 @@ class Cluster:
                control_plane: bool = True,
                retry_backoff_ms: int = DEFAULT_RETRY_BACKOFF_MS,
                die_with_parent: bool = False, log_level: str = "INFO",
-               zookeeper_auth: ZkAuth | None = None) -> Cluster:
-        """Plan a cluster (ports, command lines); nothing starts until ``up``."""
+               zookeeper_auth: ZkAuth | None = None,
+               control_plane_priority: str = "auto") -> Cluster:
+        """Plan a cluster (ports, command lines); nothing starts until ``up``.
+        ``control_plane_priority``: each broker's ``--control-plane-priority``."""
         if not 1 <= brokers <= 9:
             raise ClusterError(f"a cluster has 1 to 9 brokers, not {brokers}")
         root = Path(directory).absolute()
@@ -207,6 +209,7 @@ class Cluster:
                       "--metrics-port", str(metrics),
                       "--session-timeout-ms", str(session_timeout_ms),
                       "--controlled-shutdown-retry-backoff-ms", str(retry_backoff_ms),
+                      "--control-plane-priority", control_plane_priority,
                       "--log-level", log_level]
             planned.append(b)
         cluster = cls(root, zookeeper, planned, ensemble_dir=ensemble_dir,

@@ -42,6 +42,7 @@ from adapters.network.codec import convert as C
 from adapters.network.controlled_shutdown import ControlledShutdownRouter
 from adapters.network.shared_encoding import SharedEncodings
 from adapters.runtime.channels import Deliver
+from adapters.runtime.thread_priority import raise_priority
 from fsm.errors import ErrorCode
 from fsm.events import BrokerResponseReceived
 from fsm.requests import (
@@ -297,6 +298,7 @@ class _BrokerChannel:
             client.abort()
 
     def _run(self) -> None:
+        raise_priority(f"the controller's sender to broker {self.broker_id}")
         while not self.stopped.is_set():
             request = self.queue.get()
             if request is _STOP or self.stopped.is_set():

@@ -21,7 +21,9 @@ Per connection:
   address the host name resolves to, not only by the parser).
 
 Handler threads never touch sockets: they hand the answer frame back through
-``_respond``, which queues it and wakes the selector (a socketpair).
+``_respond``, which queues it and wakes the selector (a socketpair). On the control plane
+there is no handler thread: the selector thread serves each request itself (an inline
+``RequestChannel``) and writes the answer in the same round.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from adapters.network.codec import (
 )
 from adapters.network.listener_config import ListenerSpec
 from adapters.network.request_channel import Plane, QueuedRequest, RequestChannel
+from adapters.runtime.thread_priority import raise_priority
 
 log = logging.getLogger("kcontrol.network")
 
@@ -202,7 +205,8 @@ class Listener:
 
     def _respond(self, cid: int, data: bytes | tuple[bytes, ...] | None, close: bool) -> None:
         self._responses.append((cid, data, close))
-        self._wake()
+        if threading.current_thread() is not self._thread:  # inline: drained this round
+            self._wake()
 
     def _wake(self) -> None:
         with contextlib.suppress(OSError):
@@ -211,6 +215,8 @@ class Listener:
     # ------------------------------------------------------------------ selector thread
 
     def _run(self) -> None:
+        if self.plane is Plane.CONTROL:
+            raise_priority(f"the {self.spec.name} control-plane listener")
         try:
             while not self._stopping:
                 for key, mask in self._sel.select(timeout=1.0):

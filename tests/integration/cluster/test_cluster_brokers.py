@@ -4,9 +4,12 @@ and data planes, kill -9 of the controller's broker and its return, controlled s
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 import threading
 import urllib.request
+from pathlib import Path
 
 import pytest
 from cluster_helpers import (
@@ -26,6 +29,7 @@ from adapters.cluster import Cluster
 from adapters.network import WireClient
 from adapters.network.codec import ApiKey
 from adapters.network.codec import convert as C
+from adapters.runtime import thread_priority as priority
 from adapters.zookeeper import codecs
 from fsm import zk_paths as P
 from fsm.requests import UpdateMetadataRequest
@@ -193,3 +197,28 @@ def test_sigterm_moves_leadership_before_exit(ready: Cluster, observer: KazooCli
         ready.start_broker(victim)
     wait_until(lambda: settled(ready, observer), 60, "the broker back in every ISR")
     assert_audit_passes(observer)
+
+
+def _fifo_threads(pid: int) -> int:
+    """How many threads of ``pid`` run at SCHED_FIFO (field 41 of /proc/<pid>/task/<tid>/stat)."""
+    n = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+            n += int(fields[38]) == os.SCHED_FIFO  # fields[0] is field 3 (state)
+    return n
+
+
+@pytest.mark.skipif(priority.available() is not None, reason="real-time priority not permitted")
+def test_only_the_control_plane_threads_run_at_real_time_priority(ready: Cluster,
+                                                                  observer: KazooClient) -> None:
+    """Every broker's control-plane listener runs at SCHED_FIFO; on the controller's broker
+    its senders (one per live broker) do too; nothing else does (the data plane, ZooKeeper
+    sessions and the controller's event thread keep ordinary priority)."""
+    znode = zk_state(observer).controller
+    assert znode is not None
+    controller = znode.broker_id
+    expected = {b: 1 + (3 if b == controller else 0) for b in ready.brokers}
+    wait_until(lambda: {b: _fifo_threads(p.pid) for b, p in ready.brokers.items()
+                        if p.pid is not None} == expected, 30,
+               f"SCHED_FIFO threads per broker to be {expected}")
