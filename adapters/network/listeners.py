@@ -20,10 +20,11 @@ Per connection:
 - a listener binds only a loopback address unless its config allows others (checked on the
   address the host name resolves to, not only by the parser).
 
-Handler threads never touch sockets: they hand the answer frame back through
-``_respond``, which queues it and wakes the selector (a socketpair). On the control plane
-there is no handler thread: the selector thread serves each request itself (an inline
-``RequestChannel``) and writes the answer in the same round.
+Data-plane handler threads never touch sockets: they hand the answer frame back through
+``_respond``, which queues it and wakes the selector (a socketpair) -- except the control
+plane's handler, which writes its answer itself when nothing else is queued on the
+connection (under the connection's ``wlock``; ``_respond``) and then wakes the selector only
+to read the next request.
 """
 
 from __future__ import annotations
@@ -120,6 +121,10 @@ class _Conn:
     in_flight: bool = False
     close_after_write: bool = False
     events: int = 0
+    closed: bool = False
+    wlock: threading.Lock = field(default_factory=threading.Lock)
+    """Held to change ``out``, to write to ``sock`` and to close it: the control plane's
+    handler thread writes its answers itself (``Listener._respond``)."""
 
 
 class Listener:
@@ -204,8 +209,23 @@ class Listener:
     # ------------------------------------------------------------------ handler side
 
     def _respond(self, cid: int, data: bytes | tuple[bytes, ...] | None, close: bool) -> None:
+        """Called by a handler thread. On the control plane the handler writes the answer
+        itself when nothing else waits to be written on that connection (what the socket
+        does not take at once stays queued for the listener): the answer leaves without
+        waiting for the listener thread to wake and take the interpreter lock from a busy
+        data plane (2.5 ms at p99 under a Metadata flood). The listener is still told, to
+        read the connection's next request."""
+        if data and not close and self.plane is Plane.CONTROL:
+            conn = self._conns.get(cid)
+            if conn is not None:
+                with conn.wlock:
+                    if not conn.closed and not conn.out:
+                        conn.out += data
+                        data = None  # written or queued: the listener has nothing to add
+                        with contextlib.suppress(OSError):  # a reset: the listener sees it
+                            conn.out.send(conn.sock)
         self._responses.append((cid, data, close))
-        if threading.current_thread() is not self._thread:  # inline: drained this round
+        if threading.current_thread() is not self._thread:
             self._wake()
 
     def _wake(self) -> None:
@@ -301,7 +321,8 @@ class Listener:
                 if answer is not None:
                     log.info("%s: %s: answered %s", conn.label, parsed.reason,
                              parsed.error.name)
-                    conn.out += answer
+                    with conn.wlock:
+                        conn.out += answer
                     continue
                 self._close(conn, "rejected", f"{parsed.reason} ({parsed.error.name}, "
                             f"{self.plane.value} plane)", logging.WARNING)
@@ -325,7 +346,8 @@ class Listener:
                 continue  # the connection closed while its request was handled
             conn.in_flight = False
             if data:
-                conn.out += data
+                with conn.wlock:
+                    conn.out += data
             if close:
                 if not conn.out:
                     self._close(conn, "handler_error", "handler failed", logging.WARNING)
@@ -336,7 +358,8 @@ class Listener:
 
     def _write(self, conn: _Conn) -> None:
         try:
-            conn.out.send(conn.sock)
+            with conn.wlock:
+                conn.out.send(conn.sock)
         except (BlockingIOError, InterruptedError):
             return
         except OSError as exc:
@@ -369,8 +392,10 @@ class Listener:
             with contextlib.suppress(KeyError, ValueError, OSError):
                 self._sel.unregister(conn.sock)
             conn.events = 0
-        with contextlib.suppress(OSError):
-            conn.sock.close()
+        with conn.wlock:
+            conn.closed = True
+            with contextlib.suppress(OSError):
+                conn.sock.close()
 
     def _close_all(self) -> None:
         for conn in list(self._conns.values()):

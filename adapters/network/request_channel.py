@@ -11,14 +11,6 @@ encodes the answer (``None``: nothing to send, e.g. a request with no response) 
 the frame back to the listener that read it (``QueuedRequest.reply``). An exception in the
 handler or an answer that does not encode closes that connection only.
 
-**Inline** (``threads=0``, the control plane's mode): no queue and no handler thread; ``put``
-serves the request on the calling listener thread. Each hand-off between threads costs an
-interpreter-lock acquisition against the busy threads of the process: on a broker whose data
-plane is flooded, the queue -> handler -> listener hand-offs put 1.3 and 2.5 ms on the
-control plane's p99 (``benchmarks/bench_control_plane_isolation.py``). The control plane
-serves one sender (the controller) one request at a time, so the one thread loses nothing;
-back-pressure is the socket's (the listener reads nothing more while it serves).
-
 Metrics (``PlaneMetrics.sample``): queue size, requests waiting to enter the full queue,
 the handler idle ratio (time the handler threads spent waiting for work / wall time, over
 the interval since the previous sample, averaged over the threads) and requests/s over the
@@ -38,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from adapters.network.codec import RequestHeader, encode_response_pieces
+from adapters.runtime.thread_priority import raise_priority
 
 log = logging.getLogger("kcontrol.network")
 
@@ -116,17 +109,13 @@ class RequestChannel:
 
     def __init__(self, plane: Plane, handler: RequestHandler, *, capacity: int,
                  threads: int = 1) -> None:
-        """``threads=0``: inline (``capacity`` must then be 0: there is no queue)."""
-        if threads < 0 or (threads == 0) != (capacity == 0) or capacity < 0:
-            raise ValueError("capacity and threads must be >= 1 (or both 0: inline)")
+        if capacity < 1 or threads < 1:
+            raise ValueError("capacity and threads must be >= 1")
         self.plane = plane
         self.handler = handler
         self.capacity = capacity
-        self.inline = threads == 0
-        self.queue: queue.Queue[Any] = queue.Queue(maxsize=max(capacity, 1))
-        self.metrics = PlaneMetrics(max(threads, 1))
-        if self.inline:
-            self.metrics.idle(0)
+        self.queue: queue.Queue[Any] = queue.Queue(maxsize=capacity)
+        self.metrics = PlaneMetrics(threads)
         self._nthreads = threads
         self._threads: list[threading.Thread] = []
         self._stopping = threading.Event()
@@ -143,17 +132,7 @@ class RequestChannel:
             self._threads.append(t)
 
     def put(self, item: QueuedRequest) -> bool:
-        """Blocks while the queue is full (back-pressure); False only when stopping. Inline:
-        serves ``item`` now, on the caller's thread."""
-        if self.inline:
-            if self._stopping.is_set():
-                return False
-            self.metrics.busy(0)
-            try:
-                self._serve(item)
-            finally:
-                self.metrics.idle(0)
-            return True
+        """Blocks while the queue is full (back-pressure); False only when stopping."""
         try:
             self.queue.put_nowait(item)
             return True
@@ -192,6 +171,8 @@ class RequestChannel:
         return out
 
     def _run(self, tid: int) -> None:
+        if self.plane is Plane.CONTROL:
+            raise_priority(f"the control-plane handler {tid}")
         while True:
             self.metrics.idle(tid)
             item = self.queue.get()

@@ -3,14 +3,11 @@
 
 With a control-plane listener (``ListenerConfig.control_plane_listener``):
 
-- the **control plane**: that listener alone and its own selector thread, which also
-  serves the requests (an inline ``RequestChannel``). KIP-291 gives it a request queue of
-  20 and one handler thread; in CPython each hand-off between threads waits for the
-  interpreter lock against the busy data plane (``request_channel``), and one controller
-  sends one request at a time, so the listener thread does the handler's work and the
-  socket is the queue. That thread asks the kernel for real-time priority
-  (``adapters.runtime.thread_priority``). It accepts only what the controller sends:
-  LeaderAndIsr, StopReplica, UpdateMetadata. Anything else closes the connection;
+- the **control plane**: that listener alone, its own selector thread, its own request
+  queue of capacity ``control_queue_capacity`` (20, KIP-291's value) and one handler
+  thread, which writes its answers itself (``Listener._respond``). Both threads ask the
+  kernel for real-time priority (``adapters.runtime.thread_priority``). It accepts only what the controller sends: LeaderAndIsr, StopReplica,
+  UpdateMetadata. Anything else closes the connection;
 - the **data plane**: every other listener (one selector thread each), one shared queue
   (``data_queue_capacity``, Kafka's ``queued.max.requests`` = 500) and
   ``data_handler_threads`` handler threads. It accepts ApiVersions, Metadata and
@@ -42,6 +39,7 @@ from fsm.values import Endpoint
 
 log = logging.getLogger("kcontrol.network")
 
+CONTROL_PLANE_CAPACITY = 20
 DATA_PLANE_CAPACITY = 500
 CONTROL_PLANE_APIS = frozenset({ApiKey.LEADER_AND_ISR, ApiKey.STOP_REPLICA,
                                 ApiKey.UPDATE_METADATA})
@@ -66,6 +64,7 @@ class SocketServer:
                  control_handler: RequestHandler | None = None,
                  max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
                  data_queue_capacity: int = DATA_PLANE_CAPACITY,
+                 control_queue_capacity: int = CONTROL_PLANE_CAPACITY,
                  data_handler_threads: int = 2,
                  max_pipelined: int = DEFAULT_MAX_PIPELINED) -> None:
         self.config = config
@@ -75,7 +74,8 @@ class SocketServer:
                                        threads=data_handler_threads)}
         if config.control_plane is not None:
             self.channels[Plane.CONTROL] = RequestChannel(
-                Plane.CONTROL, control_handler or handler, capacity=0, threads=0)
+                Plane.CONTROL, control_handler or handler, capacity=control_queue_capacity,
+                threads=1)
         self.listeners: dict[str, Listener] = {}
         for spec in config.listeners:
             plane = Plane.CONTROL if spec.name == config.control_plane_listener else Plane.DATA

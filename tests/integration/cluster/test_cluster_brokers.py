@@ -212,13 +212,13 @@ def _fifo_threads(pid: int) -> int:
 @pytest.mark.skipif(priority.available() is not None, reason="real-time priority not permitted")
 def test_only_the_control_plane_threads_run_at_real_time_priority(ready: Cluster,
                                                                   observer: KazooClient) -> None:
-    """Every broker's control-plane listener runs at SCHED_FIFO; on the controller's broker
+    """Every broker's control-plane listener and handler run at SCHED_FIFO; on the controller's broker
     its senders (one per live broker) do too; nothing else does (the data plane, ZooKeeper
     sessions and the controller's event thread keep ordinary priority)."""
     znode = zk_state(observer).controller
     assert znode is not None
     controller = znode.broker_id
-    expected = {b: 1 + (3 if b == controller else 0) for b in ready.brokers}
+    expected = {b: 2 + (3 if b == controller else 0) for b in ready.brokers}
     wait_until(lambda: {b: _fifo_threads(p.pid) for b, p in ready.brokers.items()
                         if p.pid is not None} == expected, 30,
                f"SCHED_FIFO threads per broker to be {expected}")

@@ -208,9 +208,9 @@ def test_remove_broker_drops_its_queue_and_connection() -> None:
         m.remove_broker(1)
         assert m.channel_ids() == [] and m.queue_size(1) == 0
         assert "broker_1_queue_size" not in m.metrics()
-        handler.gate.set()  # the control plane's one thread notices the close once it is free
         wait_until(lambda: server.listeners["CONTROLLER"].connection_count == 0,
                    what="the connection to close")
+        handler.gate.set()
         m.send(1, lai(topic="d"))  # the broker is gone: dropped, not queued
         assert m.dropped == 1 and m.channel_ids() == []
         m.close()

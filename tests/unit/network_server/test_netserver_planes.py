@@ -125,37 +125,31 @@ def _echo(api_key: int, version: int, body: dict) -> dict:
     return {"error_code": 0, "partition_errors": []}
 
 
-def test_control_plane_serves_inline_one_at_a_time_and_drops_nothing() -> None:
-    """The control plane has no queue and no handler thread: its listener serves each
-    request itself. While it holds one, 21 more wait in their sockets (neither dropped nor
-    refused), the data plane still answers, and once it is free they are all served, one
-    at a time."""
+def test_control_plane_queue_capacity_20_applies_back_pressure_not_drops() -> None:
+    """One handler thread holds a request; 20 more fill the queue; the next one waits in
+    the listener (it is neither dropped nor refused) and is served once room is made."""
     gate = GateHandler(_echo)
-    data = GateHandler(lambda k, v, b: {"error_code": 0, "api_keys": [], "throttle_time_ms": 0},
-                       gated=False)
     cfg = plc("CONTROLLER://127.0.0.1:0,PLAINTEXT://127.0.0.1:0", "CONTROLLER")
-    server = SocketServer(cfg, data, control_handler=gate).start()
+    server = SocketServer(cfg, gate).start()
     clients: list[WireClient] = []
     try:
-        ch = server.channels[Plane.CONTROL]
-        assert ch.inline and ch.capacity == 0 and not ch._threads
+        assert server.channels[Plane.CONTROL].capacity == 20
         wire = lai_wire()
         for i in range(22):  # one request per connection: a controller has one in flight
             c = client(server, "CONTROLLER")
             clients.append(c)
             c.send(LAI, 2, wire)
             if i == 0:
-                wait_until(lambda: gate.count() == 1, what="the listener to take one")
-        with client(server) as d:
-            assert d.request(ApiKey.API_VERSIONS, 1, {})["error_code"] == 0
-        m = server.metrics()
-        assert gate.count() == 1 and m["control_plane_queue_size"] == 0
-        assert m["control_plane_handler_idle_ratio"] < 0.5  # the one thread is busy
+                wait_until(lambda: gate.count() == 1, what="the handler to take one")
+        wait_until(lambda: server.queue_size(Plane.CONTROL) == 20, what="a full queue")
+        m = wait_until(lambda: (x := server.metrics())["control_plane_waiting_puts"] == 1
+                       and x, what="the 22nd request to wait")
+        assert m["control_plane_queue_size"] == 20
+        assert gate.count() == 1 and server.queue_size(Plane.CONTROL) == 20
         gate.gate.set()
         for c in clients:
             assert c.receive()["error_code"] == 0
         assert gate.count() == 22 and gate.max_active == 1
-        assert server.metrics()["control_plane_requests_total"] == 22
     finally:
         gate.gate.set()
         for c in clients:
@@ -201,7 +195,7 @@ def test_metrics_sample_idle_ratio_and_rate() -> None:
         m = server.metrics()
         assert m["data_plane_requests_total"] == 5 and m["data_plane_requests_per_sec"] > 0
         assert 0.5 < m["data_plane_handler_idle_ratio"] <= 1.0
-        assert m["control_plane_queue_capacity"] == 0  # inline: no queue (request_channel)
+        assert m["control_plane_queue_capacity"] == 20
         assert m["control_plane_queue_size"] == 0
         assert m["listener_PLAINTEXT_accepted_total"] == 1
     finally:
@@ -275,17 +269,19 @@ def test_controlled_shutdown_pending_when_controller_resigns(error: ErrorCode) -
 
 @pytest.mark.skipif(thread_priority.available() is not None,
                     reason="real-time priority not permitted")
-def test_only_the_control_plane_listener_asks_for_real_time_priority() -> None:
+def test_only_the_control_plane_threads_ask_for_real_time_priority() -> None:
     thread_priority.configure(thread_priority.AUTO)
     cfg = plc("CONTROLLER://127.0.0.1:0,PLAINTEXT://127.0.0.1:0", "CONTROLLER")
     server = SocketServer(cfg, GateHandler(_echo, gated=False)).start()
     try:
         with client(server, "CONTROLLER") as c:  # the listener has run: its policy is set
             assert c.request(LAI, 2, lai_wire())["error_code"] == 0
-        control = server.listeners["CONTROLLER"]._thread
+        control = [server.listeners["CONTROLLER"]._thread,
+                   *server.channels[Plane.CONTROL]._threads]
         data = [server.listeners["PLAINTEXT"]._thread, *server.channels[Plane.DATA]._threads]
-        assert control is not None and control.native_id is not None
-        assert os.sched_getscheduler(control.native_id) == os.SCHED_FIFO
+        assert len(control) == 2 and all(t is not None and t.native_id for t in control)
+        assert {os.sched_getscheduler(t.native_id) for t in control  # type: ignore[union-attr]
+                } == {os.SCHED_FIFO}
         assert {os.sched_getscheduler(t.native_id) for t in data
                 if t is not None and t.native_id is not None} == {os.SCHED_OTHER}
     finally:
