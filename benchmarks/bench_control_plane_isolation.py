@@ -6,8 +6,9 @@ One real ``kcontrol broker`` process per configuration (each a one-broker cluste
 chroot of one 3-server ensemble this benchmark starts):
 
 - **with** ``--control-plane-listener CONTROLLER`` (the default ``--control-plane-priority
-  auto``): LeaderAndIsr goes to the CONTROLLER listener, whose one thread serves it and runs
-  at real-time priority when the machine permits (``adapters.runtime.thread_priority``);
+  auto``): LeaderAndIsr goes to the CONTROLLER listener (its own selector thread, queue of 20
+  and handler thread, which writes the answer itself), both threads at real-time priority
+  when the machine permits (``adapters.runtime.thread_priority``);
 - **with, priority normal**: the same with ``--control-plane-priority normal``;
 - **without**: LeaderAndIsr goes to the PLAINTEXT listener, in the data-plane queue behind
   the clients' requests (Kafka before 2.2).

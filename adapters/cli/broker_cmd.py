@@ -74,7 +74,7 @@ def _parse_listeners(ctx: click.Context) -> ListenerConfig:
 @click.option("--control-plane-priority", type=click.Choice(priority.MODES),
               default=priority.AUTO, show_default=True,
               help="Scheduling of the threads that carry controller requests (the "
-                   "control-plane listener, this broker's controller's senders): realtime = "
+                   "control-plane listener and handler, this broker's controller's senders): realtime = "
                    "SCHED_FIFO 1, so a busy data plane cannot delay them; auto = realtime "
                    "when permitted, else normal with a warning.")
 @click.option("--log-level", type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"]),

@@ -7,7 +7,7 @@ control-plane thread that wakes for a LeaderAndIsr waits for the kernel to give 
 ``benchmarks/bench_control_plane_isolation.py`` measured the flooded p99 the same whether the
 Metadata flood hit the probed broker or *another process* on the machine (7.0 vs 7.7 ms
 against ~2 ms unloaded), so no in-process change could fix it. The threads that carry
-controller requests -- the control-plane listener on the broker, the controller's sender
+controller requests -- the control-plane listener and handler on the broker, the controller's sender
 thread per broker (``channel_manager``) -- therefore ask the kernel for ``SCHED_FIFO`` at the
 lowest real-time priority (1): when they wake they run at once, ahead of every ordinary
 thread. They sleep between requests (selector, queue), the interpreter lock still shares
