@@ -35,6 +35,7 @@ from model_check.scenario import load  # noqa: E402
 from model_check.search import Options, bfs  # noqa: E402
 from model_check.start import start  # noqa: E402
 from model_check.world import World, fingerprint  # noqa: E402
+from model_check.world.step_memo import memoised  # noqa: E402
 
 TARGET = 10_000
 DEFAULT_DEPTHS = {"standard": 8, "symmetric": 9}
@@ -51,19 +52,20 @@ def world_only(name: str, depth: int) -> tuple[int, int, float]:
     gc.disable()  # as the checker does (search._no_cyclic_gc)
     t = time.process_time()
     try:
-        for _ in range(depth):
-            nxt = []
-            for snap in frontier:
-                for action in World.restore(snap, config).enabled_actions():
-                    child = World.restore(snap, config)
-                    child.apply(action)
-                    s = child.snapshot()
-                    generated += 1
-                    fp = fingerprint(s)
-                    if fp not in seen:
-                        seen.add(fp)
-                        nxt.append(s)
-            frontier = nxt
+        with memoised(config):
+            for _ in range(depth):
+                nxt = []
+                for snap in frontier:
+                    for action in World.restore(snap, config).enabled_actions():
+                        child = World.restore(snap, config)
+                        child.apply(action)
+                        s = child.snapshot()
+                        generated += 1
+                        fp = fingerprint(s)
+                        if fp not in seen:
+                            seen.add(fp)
+                            nxt.append(s)
+                frontier = nxt
         return len(seen), generated, time.process_time() - t
     finally:
         if was:

@@ -41,7 +41,11 @@ class Checks:
     name: str = "custom"
     state_key: Callable[[Any], tuple] | None = None
     """A key under which views get the same ``on_state`` verdict (None: no memo)."""
+    edge_key: Callable[[Any], tuple] | None = None
+    """A key of one view such that two steps whose before and after views have equal keys
+    get the same ``on_edge`` verdict (None: no memo)."""
     _memo: dict = field(default_factory=dict, compare=False, repr=False)
+    _edges: dict = field(default_factory=dict, compare=False, repr=False)
 
     def on_state(self, view: Any) -> Found | None:
         """State invariants, then the quiescent ones when nothing is pending; memoised by
@@ -68,6 +72,22 @@ class Checks:
         return None
 
     def on_edge(self, before: Any, after: Any) -> Found | None:
+        """Transition invariants of the step ``before -> after``; memoised by ``edge_key``
+        (the same step is taken in many states that differ only in what they do not read)."""
+        key = self.edge_key
+        if key is None:
+            return self._on_edge(before, after)
+        k = (key(before), key(after))
+        hit = self._edges.get(k)
+        if hit is not None:
+            return hit[2]
+        found = self._on_edge(before, after)
+        if len(self._edges) >= _MEMO_LIMIT:
+            self._edges.clear()
+        self._edges[k] = (before, after, found)  # the views keep the parts ``k`` names alive
+        return found
+
+    def _on_edge(self, before: Any, after: Any) -> Found | None:
         for v in self.transition(before, after):
             return Found(v.invariant, v.detail)
         return None
@@ -84,7 +104,14 @@ def default_checks() -> Checks:
     except ImportError as e:
         raise ChecksUnavailable(f"the invariant catalogue is not available: {e}") from None
     return Checks(view=global_view, state=check_state, transition=check_transition,
-                  quiescent=check_quiescent, name="invariants", state_key=view_parts)
+                  quiescent=check_quiescent, name="invariants", state_key=view_parts,
+                  edge_key=transition_parts)
+
+
+def transition_parts(view: Any) -> tuple:
+    """What the catalogue's transition invariants read of a ``GlobalView``: ZooKeeper's,
+    the controllers' and the brokers' parts, by identity (a test holds the catalogue to it)."""
+    return (id(view.zk), *map(id, view.controllers or ()), *map(id, view.brokers or ()))
 
 
 def view_parts(view: Any) -> tuple:

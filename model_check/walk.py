@@ -16,8 +16,9 @@ from collections.abc import Callable
 from model_check.checks import STEP_RAISED, Checks, Found
 from model_check.scenario import Scenario
 from model_check.search import Level, Result, Violation
-from model_check.start import start
+from model_check.start import Start, start
 from model_check.world import World, fingerprint
+from model_check.world.step_memo import memoised
 
 
 def walks(scenario: Scenario, checks: Checks, steps: int, seed: int,
@@ -30,6 +31,17 @@ def walks(scenario: Scenario, checks: Checks, steps: int, seed: int,
                     bounded_by="steps", checks=checks.name)
     rng = random.Random(seed)
     seen = {fingerprint(st.snapshot)}
+    with memoised(st.config):
+        _walks(st, checks, steps, depth_bound, rng, seen, result, on_walk)
+    result.distinct_states = len(seen)
+    result.seconds = time.perf_counter() - t0
+    if result.violation is not None:
+        result.verdict = "violation"
+    return result
+
+
+def _walks(st: Start, checks: Checks, steps: int, depth_bound: int, rng: random.Random,
+           seen: set[int], result: Result, on_walk: Callable[[Level], None] | None) -> None:
     walk = 0
     while result.states_generated < steps and result.violation is None:
         walk += 1
@@ -65,8 +77,3 @@ def walks(scenario: Scenario, checks: Checks, steps: int, seed: int,
         result.levels.append(level)
         if on_walk is not None:
             on_walk(level)
-    result.distinct_states = len(seen)
-    result.seconds = time.perf_counter() - t0
-    if result.violation is not None:
-        result.verdict = "violation"
-    return result

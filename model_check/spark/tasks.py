@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -59,6 +59,7 @@ from model_check.spark.encoding import (
 from model_check.spark.patches import ExecutorPatch, applied
 from model_check.symmetry import canonicalizer
 from model_check.world import World, WorldConfig
+from model_check.world.step_memo import memoised
 
 FRONTIER, VISITED, CAND, EDGE, GENERATED = range(5)
 
@@ -112,13 +113,14 @@ def first(a: Finding | None, b: Finding | None) -> Finding | None:
 
 
 @contextmanager
-def _task(patch: ExecutorPatch | None) -> Iterator[None]:
-    """A task's surroundings: the patch (mutant) applied, the collector relaxed; both undone
-    after, since the Python worker is reused."""
+def _task(patch: ExecutorPatch | None, config: WorldConfig | None = None) -> Iterator[None]:
+    """A task's surroundings: the patch (mutant) applied, the collector relaxed, and with a
+    ``config`` the cores' steps memoised (``step_memo``, after the patch: the memo belongs to
+    the patched code); all undone after, since the Python worker is reused."""
     thresholds = gc.get_threshold()
     gc.set_threshold(*GC_THRESHOLD)
     try:
-        with applied(patch):
+        with applied(patch), memoised(config) if config is not None else nullcontext():
             yield
     finally:
         gc.set_threshold(*thresholds)
@@ -140,7 +142,7 @@ def expand_partition(job: Job, split: int, records: Iterable[tuple[int, tuple]]
     successor with the smallest path (with symmetry, the world kept for a class is that
     one, as in the local engine)."""
     config, checks = job.config, job.checks
-    with _task(job.patch):
+    with _task(job.patch, config):
         canon = canonicalizer(config) if job.symmetric else None
         known: dict[int, Any] = {}  # views by the worlds' own fingerprints
         out: dict[int, list] = {}  # key -> [path, snapshot, found, parent key, fingerprint]

@@ -28,6 +28,13 @@ def new_controller(config: WorldConfig, b: int) -> Controller:
     return Controller(controller_config(config, b))
 
 
+@lru_cache(maxsize=256)
+def fresh_controller_snapshot(config: WorldConfig, b: int) -> tuple:
+    """The snapshot of ``new_controller(config, b)`` (a process that starts or dies gets
+    one: restoring it is the same as building a new controller)."""
+    return new_controller(config, b).snapshot()
+
+
 def new_broker(config: WorldConfig, b: int) -> BrokerCore:
     return BrokerCore(broker_config(config, b))
 

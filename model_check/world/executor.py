@@ -81,8 +81,9 @@ from model_check.world.config import (
     PreferredElection,
     Reassign,
 )
-from model_check.world.cores import new_controller
-from model_check.world.facts import broker_facts
+from model_check.world.cores import broker_config
+from model_check.world.facts import broker_facts, controller_facts
+from model_check.world.step_memo import broker_step, controller_step
 from model_check.world.zookeeper import BAD_VERSION, EMPTY, NO_NODE, OK, MultiResult, ZooKeeper
 
 if TYPE_CHECKING:
@@ -107,12 +108,10 @@ def handle_controller(w: World, b: int, event: object) -> list[str]:
         rounds += 1
         assert rounds <= MAX_ROUNDS, f"controller {b}: more than {MAX_ROUNDS} rounds in one step"
         ev = work.pop(0)
-        ctl = w.controllers[b]
-        w.controller_changed(b)
-        effects = ctl.handle(ev)
+        effects = controller_step(w, b, ev)
         lines.append(f"c{b} handle {D.event(ev)}")
         if type(ev) in _MAY_ACCEPT_REASSIGNMENTS:
-            _record_accepted(w, ctl)
+            _record_accepted(w, w.controllers[b])
         for eff in effects:
             follow = _controller_effect(w, b, eff, lines)
             if follow is not None:
@@ -151,7 +150,7 @@ def _controller_effect(w: World, b: int, eff: object, lines: list[str]) -> objec
         else:
             lines.append(f"c{b} reply ControlledShutdown -> b{eff.broker_id} lost (down)")
     elif isinstance(eff, LoadCluster):
-        if w.controllers[b].awaiting_write:
+        if controller_facts(w, b).awaiting_write:
             w.enqueue(b, S.Marker(S.LOAD), front=True)
             return None
         snap = R.cluster_snapshot(w.zk, w.procs[b].controller_session)
@@ -207,18 +206,17 @@ def materialize(w: World, b: int, item: object) -> object | None:
     if not isinstance(item, S.Marker):
         return item
     cs = w.procs[b].controller_session
-    ctl = w.controllers[b]
     kind = item.kind
     if kind == S.CONTROLLER:
         return R.controller_change(w.zk, cs)
-    if not ctl.is_active:
+    if not controller_facts(w, b).active:
         return None
     if kind == S.LOAD:
         return ClusterLoaded(R.cluster_snapshot(w.zk, cs))
     if kind == S.BROKERS:
         return R.broker_change(w.zk, cs)
     if kind == S.TOPICS:
-        return R.topic_change(w.zk, frozenset(ctl.topic_names()), cs)
+        return R.topic_change(w.zk, frozenset(w.controllers[b].topic_names()), cs)  # type: ignore[attr-defined]
     if kind == S.TOPIC:
         a = R.topic_assignment(w.zk, item.arg, cs)
         return None if a is None else PartitionModification(item.arg, a)
@@ -318,9 +316,7 @@ def handle_broker(w: World, b: int, event: object, reply_to: int | None = None,
         rounds += 1
         assert rounds <= MAX_ROUNDS, f"broker {b}: more than {MAX_ROUNDS} rounds in one step"
         ev = work.pop(0)
-        before = w.brokers[b].state
-        effects = w.brokers[b].handle(ev)
-        after = w.brokers[b].state
+        effects, before, after = broker_step(w, b, ev)
         moved = f" [{before.value} -> {after.value}]" if before is not after else ""
         lines.append(f"b{b} handle {D.event(ev)}{moved}")
         for eff in effects:
@@ -382,7 +378,7 @@ def _register(w: World, b: int, lines: list[str]) -> object | None:
     if not w.zk.alive(proc.broker_session):
         proc = proc._replace(broker_session=w.zk.open_session())
         w.procs[b] = proc
-    cfg = w.brokers[b].config
+    cfg = broker_config(w.config, b)
     r = w.zk.create(P.broker(b), BrokerRegistration(b, cfg.endpoints, cfg.rack),
                     session=proc.broker_session, ephemeral=True)
     if r.code != OK:
@@ -409,7 +405,7 @@ def _process_gone(w: World, b: int) -> None:
     w.writes.pop(b, None)
     w.timers = {t for t in w.timers if t[0] != b}
     w.queues[b] = ()
-    w.controllers[b] = new_controller(w.config, b)
+    w.reset_controller(b)
     w.procs[b] = S.Proc(up=False, started=True)
 
 
@@ -441,7 +437,7 @@ def do_start(w: World, a: A.Action) -> list[str]:
     zk = w.zk
     w.procs[b] = S.Proc(up=True, started=True, broker_session=zk.open_session(),
                         controller_session=zk.open_session())
-    w.controllers[b] = new_controller(w.config, b)
+    w.reset_controller(b)
     w.queues[b] = (Startup(),)
     return [f"b{b} process starts", *handle_broker(w, b, BrokerStarted())]
 

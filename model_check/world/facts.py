@@ -31,6 +31,7 @@ class ControllerFacts(NamedTuple):
     active: bool
     epoch: int
     deleting: bool  # topics queued for deletion (the deletion-retry timer matters)
+    awaiting_write: bool  # a decided write awaits its result (a cluster load waits too)
 
 
 class BrokerFacts(NamedTuple):
@@ -54,7 +55,8 @@ def controller_facts(world: World, b: int) -> ControllerFacts:
     hit = _controllers.get(key)
     if hit is None:
         c = world.controllers[b]
-        hit = ControllerFacts(c.is_active, c.epoch, bool(c.topics_to_delete()))
+        hit = ControllerFacts(c.is_active, c.epoch, bool(c.topics_to_delete()),
+                              c.awaiting_write is not None)
         _put(_controllers, key, hit)
     return hit
 

@@ -132,6 +132,10 @@ def global_view(world: World) -> GlobalView:
 _LIMIT = 40_000
 _zk_views: dict[bytes, ZkView] = {}
 _broker_views: dict[tuple[int, bool, bool, bytes], BrokerView] = {}
+_interned: dict[object, object] = {}
+"""Parts by value: equal parts built from different snapshots are one object, so that the
+transition invariants (which skip parts a step left as they were, by identity) and the
+state-invariant memo (keyed by the parts' identities) see them as the same."""
 _controller_views: dict[tuple[int, bool, ControllerFacts], ControllerView] = {}
 
 
@@ -141,15 +145,21 @@ def _put(memo: dict, key: object, value: object) -> None:
     memo[key] = value
 
 
+def _intern(part: object) -> object:
+    if len(_interned) >= _LIMIT:
+        _interned.clear()
+    return _interned.setdefault(part, part)
+
+
 def zk_view_of(world: World) -> ZkView:
-    """``zk_view`` of the world's ZooKeeper, memoised by the snapshot's digest."""
-    snap = world.zk_snapshot()
-    key = part_digest(snap)
+    """``zk_view`` of the world's ZooKeeper, memoised by the digest of its znodes (the view
+    reads nothing else: sessions, watches and pending notifications leave it as it is)."""
+    key = part_digest(world.zk_snapshot()[0])
     hit = _zk_views.get(key)
     if hit is None:
-        hit = zk_view(world.zk)
+        hit = _intern(zk_view(world.zk))
         _put(_zk_views, key, hit)
-    return hit
+    return hit  # type: ignore[return-value]
 
 
 def broker_view_of(world: World, b: int) -> BrokerView:
@@ -159,9 +169,9 @@ def broker_view_of(world: World, b: int) -> BrokerView:
     key = (b, up, shut_down, part_digest(world.broker_snapshot(b)))
     hit = _broker_views.get(key)
     if hit is None:
-        hit = broker_view(b, up, world.brokers[b], shut_down)
+        hit = _intern(broker_view(b, up, world.brokers[b], shut_down))
         _put(_broker_views, key, hit)
-    return hit
+    return hit  # type: ignore[return-value]
 
 
 def _controller_view(b: int, up: bool, facts: ControllerFacts) -> ControllerView:

@@ -39,6 +39,7 @@ from model_check.world.channels import Channels
 from model_check.world.codec import decode, encode
 from model_check.world.config import WorldConfig
 from model_check.world.cores import (
+    fresh_controller_snapshot,
     new_broker,
     new_controller,
     restore_broker,
@@ -262,6 +263,12 @@ class World:
         """Broker core ``b``'s component snapshot (without restoring it)."""
         core = self.brokers.loaded(b)
         return core.snapshot() if core is not None else self._bsnap[b]  # type: ignore[attr-defined]
+
+    def reset_controller(self, b: int) -> None:
+        """Controller ``b`` starts afresh (its process started or died): a new candidate,
+        kept as the fresh snapshot until something reads it."""
+        dict.pop(self.controllers, b, None)
+        self._csnap[b] = fresh_controller_snapshot(self.config, b)
 
     def controller_changed(self, b: int) -> None:
         """Controller ``b`` is about to handle an event: its cached snapshot is stale."""

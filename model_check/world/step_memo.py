@@ -1,0 +1,171 @@
+"""The cores' steps memoised: ``(component snapshot, event) -> (new snapshot, effects)``.
+
+``Controller.handle`` and ``BrokerCore.handle`` are pure (the core does no I/O and keeps no
+clock): what a core does with an event is a function of its snapshot, the event and its
+config. Across the interleavings of a search the same core meets the same event in the same
+state again and again -- on ``standard`` 99% of the ~42,000 ``handle`` calls to depth 8 repeat
+one already made -- so the world asks this memo before it restores a core and runs it.
+
+A hit hands back the new snapshot and the effects the first call produced: the very same
+objects, so the snapshot's digest (``fingerprint.part_digest``), the codec's encodings of the
+requests in the effects and the views built on them are memo hits further on too. The core is
+left as a snapshot in the world (``World._csnap``/``_bsnap``), restored only if something
+reads it later. A miss runs the core as before and records what it did.
+
+**Only while a search runs** (``memoised(config)``: the local engine's ``bfs``, a Spark expand
+task, the random walks, the benchmarks' world baseline): a replay, a test driving a world by
+hand and the live cluster run the cores every time. A memo belongs to one ``WorldConfig`` (the
+cores' configs derive from it; an equal config shares it) and to one version of the code: entering ``memoised`` takes a
+*code token* -- the identity of every attribute of every loaded ``fsm`` module and of their
+classes -- and a patched core (a mutant, a test's monkeypatch) gets a memo of its own. The
+token keeps those objects alive while its memo lives, so an id in it is never reused.
+
+Events the codec cannot encode (a value holding a list) are not memoised: the core runs.
+The memo is bounded (cleared when full); clearing it only costs time.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from model_check.world.codec import encode
+from model_check.world.fingerprint import part_digest
+
+if TYPE_CHECKING:
+    from model_check.world.config import WorldConfig
+    from model_check.world.world import World
+
+LIMIT = 200_000
+"""Entries per memo (about 1% of the steps of a search miss: ``standard`` to depth 10 needs
+a few thousand)."""
+KEEP = 4
+"""Memos kept for other configs or code versions (a test run switches between mutants)."""
+
+
+class _Memo:
+    __slots__ = ("config", "entries", "hits", "keepalive", "misses", "token")
+
+    def __init__(self, config: WorldConfig, token: tuple, keepalive: list) -> None:
+        self.config = config
+        self.token = token
+        self.keepalive = keepalive
+        self.entries: dict[tuple, tuple] = {}
+        self.hits = 0
+        self.misses = 0
+
+
+_memos: list[_Memo] = []
+_active: _Memo | None = None
+_active_config: WorldConfig | None = None
+"""The config object of the worlds the active memo serves (checked by identity per step)."""
+
+
+def code_token() -> tuple[tuple, list]:
+    """``(token, keepalive)``: the identity of every attribute of the loaded ``fsm`` modules
+    and of the classes they define -- what a monkeypatch of the core changes."""
+    ids: list[int] = []
+    alive: list[object] = []
+    for name in sorted(m for m in list(sys.modules) if m == "fsm" or m.startswith("fsm.")):
+        mod = sys.modules.get(name)
+        if mod is None:
+            continue
+        for value in list(vars(mod).values()):
+            ids.append(id(value))
+            alive.append(value)
+            if isinstance(value, type) and value.__module__ == name:
+                for attr in list(vars(value).values()):
+                    ids.append(id(attr))
+                    alive.append(attr)
+    return tuple(ids), alive
+
+
+@contextmanager
+def memoised(config: WorldConfig) -> Iterator[_Memo]:
+    """Memoise the cores' steps of worlds of ``config`` for the duration of the block."""
+    global _active, _active_config
+    token, alive = code_token()
+    # an equal config (a Spark task unpickles its own copy) shares the memo
+    memo = next((m for m in _memos if m.token == token and m.config == config), None)
+    if memo is None:
+        memo = _Memo(config, token, alive)
+    else:
+        _memos.remove(memo)
+    _memos.insert(0, memo)  # most recently used first
+    del _memos[KEEP:]
+    previous = _active, _active_config
+    _active, _active_config = memo, config
+    try:
+        yield memo
+    finally:
+        _active, _active_config = previous
+
+
+def _event_key(event: object) -> Any:
+    try:
+        return encode(event)
+    except TypeError:
+        return None
+
+
+def _store(memo: _Memo, key: tuple, value: tuple) -> None:
+    entries = memo.entries
+    if len(entries) >= LIMIT:
+        entries.clear()
+    entries[key] = value
+    memo.misses += 1
+
+
+def controller_step(w: World, b: int, event: object) -> Any:
+    """``w.controllers[b].handle(event)``, memoised while a search runs: the effects."""
+    memo = _active
+    ek = None if memo is None or w.config is not _active_config else _event_key(event)
+    if ek is None:
+        ctl = w.controllers[b]
+        w.controller_changed(b)
+        return ctl.handle(event)  # type: ignore[attr-defined]
+    key = ("c", b, part_digest(w.controller_snapshot(b)), ek)
+    hit = memo.entries.get(key)  # type: ignore[union-attr]
+    if hit is not None:
+        memo.hits += 1  # type: ignore[union-attr]
+        dict.pop(w.controllers, b, None)  # restored from the new snapshot if read
+        w._csnap[b] = hit[0]
+        return hit[1]
+    ctl = w.controllers[b]
+    w.controller_changed(b)
+    effects = ctl.handle(event)  # type: ignore[attr-defined]
+    snap = w._csnap[b] = ctl.snapshot()  # type: ignore[attr-defined]
+    _store(memo, key, (snap, tuple(effects)))  # type: ignore[arg-type]
+    return effects
+
+
+def broker_step(w: World, b: int, event: object) -> tuple[Any, Any, Any]:
+    """``w.brokers[b].handle(event)``, memoised while a search runs: ``(effects, state
+    before, state after)``."""
+    memo = _active
+    ek = None if memo is None or w.config is not _active_config else _event_key(event)
+    if ek is not None:
+        key = ("b", b, part_digest(w.broker_snapshot(b)), ek)
+        hit = memo.entries.get(key)  # type: ignore[union-attr]
+        if hit is not None:
+            memo.hits += 1  # type: ignore[union-attr]
+            dict.pop(w.brokers, b, None)  # restored from the new snapshot if read
+            w._bsnap[b] = hit[0]
+            return hit[1], hit[2], hit[3]
+    core = w.brokers[b]
+    before = core.state  # type: ignore[attr-defined]
+    effects = core.handle(event)  # type: ignore[attr-defined]
+    after = core.state  # type: ignore[attr-defined]
+    if ek is not None:
+        _store(memo, key, (core.snapshot(), tuple(effects), before, after))  # type: ignore[arg-type, attr-defined]
+    return effects, before, after
+
+
+def stats() -> dict[str, int]:
+    """Hits, misses and entries of the memo in use (or the last one used)."""
+    memo = _active or (_memos[0] if _memos else None)
+    if memo is None:
+        return {"hits": 0, "misses": 0, "entries": 0}
+    return {"hits": memo.hits, "misses": memo.misses, "entries": len(memo.entries)}

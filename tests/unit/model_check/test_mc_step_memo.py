@@ -1,0 +1,139 @@
+"""The cores' step memo (``model_check.world.step_memo``) and the checks' edge memo change
+no answer: the same states, levels and verdicts with and without them; a patched core gets
+a memo of its own; nothing is memoised outside a search."""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+
+import pytest
+
+from fsm.controller.controller import Controller
+from invariants import check_transition
+from model_check import mutants, search
+from model_check.checks import default_checks
+from model_check.scenario import load
+from model_check.search import Options, bfs
+from model_check.start import start
+from model_check.world import World, fingerprint, step_memo
+from model_check.world.global_view import global_view
+
+
+def _levels(r: search.Result) -> list[tuple[int, int, int]]:
+    return [(lv.depth, lv.generated, lv.new) for lv in r.levels]
+
+
+def _unmemoised(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "memoised", lambda _config: nullcontext())
+
+
+@pytest.mark.parametrize(("scenario", "ratio"), [("smoke", 0.5), ("mutants-restart", 4)])
+def test_a_search_finds_the_same_levels_with_and_without_the_step_memo(
+        scenario: str, ratio: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    sc = load(scenario)
+    memo = bfs(sc, default_checks(), Options(depth=7))
+    stats = step_memo.stats()
+    with monkeypatch.context() as m:
+        _unmemoised(m)
+        plain = bfs(sc, default_checks(), Options(depth=7))
+    assert _levels(memo) == _levels(plain)
+    assert memo.verdict == plain.verdict == "pass"
+    # the memo did the work: most core steps were answered from it
+    assert stats["hits"] > ratio * stats["misses"] > 0, stats
+
+
+def test_memoised_steps_give_the_worlds_the_plain_steps_give() -> None:
+    """Every successor of every state to depth 4 of ``mutants-restart``, stepped once with
+    the memo warm and once without it: the same snapshot, component by component."""
+    st = start(load("mutants-restart"))
+    frontier, seen = [st.snapshot], {fingerprint(st.snapshot)}
+    checked = 0
+    for _ in range(4):
+        nxt = []
+        for snap in frontier:
+            for action in World.restore(snap, st.config).enabled_actions():
+                plain = World.restore(snap, st.config)
+                plain.apply(action)
+                with step_memo.memoised(st.config):
+                    for _twice in range(2):  # the second one is a hit
+                        memo = World.restore(snap, st.config)
+                        memo.apply(action)
+                        assert memo.snapshot() == plain.snapshot(), action.describe()
+                checked += 1
+                s = plain.snapshot()
+                if fingerprint(s) not in seen:
+                    seen.add(fingerprint(s))
+                    nxt.append(s)
+        frontier = nxt
+    assert checked > 100
+
+
+def test_nothing_is_memoised_outside_a_search() -> None:
+    st = start(load("smoke"))
+    before = step_memo.stats()
+    w = World.restore(st.snapshot, st.config)
+    for _ in range(5):
+        actions = w.enabled_actions()
+        if not actions:
+            break
+        w.apply(actions[0])
+    assert step_memo.stats() == before
+
+
+def test_a_patched_core_gets_a_memo_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    config = start(load("smoke")).config
+    with step_memo.memoised(config) as clean:
+        pass
+    with step_memo.memoised(config) as again:
+        assert again is clean  # same code, same config: the memo is reused
+    monkeypatch.setattr(Controller, "_on_topic_deletion_request", lambda self, ev: None)
+    with step_memo.memoised(config) as patched:
+        assert patched is not clean and patched.token != clean.token
+    with mutants.patched("broker-ignores-broker-epoch"), \
+            step_memo.memoised(config) as mutant:
+        assert mutant is not clean and mutant is not patched
+
+
+def test_the_mutants_are_found_after_a_clean_run_in_the_same_process() -> None:
+    """A memo filled by the clean core must not answer for a mutant (nor the reverse)."""
+    m = mutants.get("broker-ignores-broker-epoch")
+    sc = load(m.scenario)
+    assert bfs(sc, default_checks()).verdict == "pass"
+    with mutants.patched(m.name):
+        assert bfs(sc, default_checks()).verdict == "violation"
+    assert bfs(sc, default_checks()).verdict == "pass"
+
+
+class _Recorder:
+    """A ``GlobalView`` stand-in that records which attributes are read."""
+
+    def __init__(self, view: object, read: set[str]) -> None:
+        self._view, self._read = view, read
+
+    def __getattr__(self, name: str) -> object:
+        self._read.add(name)
+        return getattr(self._view, name)
+
+
+def test_the_transition_invariants_read_only_what_the_edge_memo_keys_on() -> None:
+    """``Checks.on_edge`` is memoised by ``transition_parts`` (ZooKeeper's, the controllers'
+    and the brokers' parts): every transition invariant must read nothing else."""
+    st = start(load("mutants-restart"))
+    read: set[str] = set()
+    frontier = [st.snapshot]
+    steps = 0
+    for _ in range(4):
+        nxt = []
+        for snap in frontier:
+            parent = World.restore(snap, st.config)
+            before = global_view(parent)
+            for action in parent.enabled_actions():
+                child = World.restore(snap, st.config)
+                child.apply(action)
+                after = global_view(child)
+                check_transition(_Recorder(before, read), _Recorder(after, read))  # type: ignore[arg-type]
+                steps += 1
+                nxt.append(child.snapshot())
+        frontier = nxt[:50]
+    assert steps > 100
+    assert read <= {"zk", "controllers", "brokers", "broker", "broker_map"}, read
