@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from model_check.checks import STEP_RAISED, Checks, Found
 from model_check.graph import CANNOT_RECOVER, StateGraph
@@ -93,8 +93,7 @@ class Result:
         return self.distinct_states / self.seconds if self.seconds > 0 else 0.0
 
 
-@dataclass(frozen=True)
-class Successor:
+class Successor(NamedTuple):  # a tuple: built once per step, it must be cheap
     index: int
     action: A.Action
     snapshot: tuple | None  # None when the step raised

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from model_check.world.codec import decoded_dict, encode
+from model_check.world.fingerprint import Shared
 
 REQUEST = "req"
 RESPONSE = "resp"
@@ -42,6 +43,11 @@ class ChannelFull(AssertionError):
     """A channel went over its bound: the world (or a core) floods a peer."""
 
 
+_shared = Shared()
+_shared_key = Shared(1_000)
+"""Channel keys, one object per value: their encodings are then memo hits (``codec``)."""
+
+
 class Channels:
     def __init__(self, bound: int = 16) -> None:
         self.bound = bound
@@ -51,8 +57,8 @@ class Channels:
     def snapshot(self) -> tuple:
         snap = self._snap
         if snap is None:
-            snap = self._snap = tuple(sorted([(encode(k), encode(q))
-                                              for k, q in self.queues.items()]))
+            snap = self._snap = _shared(  # type: ignore[assignment]
+                tuple(sorted([(encode(k), encode(q)) for k, q in self.queues.items()])))
         return snap
 
     @classmethod
@@ -68,7 +74,7 @@ class Channels:
         if len(q) >= self.bound:
             raise ChannelFull(f"channel {key.describe()} over its bound {self.bound}")
         self._snap = None
-        self.queues[key] = q + (message,)
+        self.queues[_shared_key(key)] = q + (message,)
 
     def peek(self, key: ChannelKey) -> object:
         return self.queues[key][0]

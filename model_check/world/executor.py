@@ -151,7 +151,7 @@ def _controller_effect(w: World, b: int, eff: object, lines: list[str]) -> objec
             lines.append(f"c{b} reply ControlledShutdown -> b{eff.broker_id} lost (down)")
     elif isinstance(eff, LoadCluster):
         if controller_facts(w, b).awaiting_write:
-            w.enqueue(b, S.Marker(S.LOAD), front=True)
+            w.enqueue(b, S.LOAD_MARKER, front=True)
             return None
         snap = R.cluster_snapshot(w.zk, w.procs[b].controller_session)
         return ClusterLoaded(snap)
@@ -244,7 +244,7 @@ def do_process(w: World, a: A.Action) -> list[str]:
     if isinstance(item, Startup):
         # Startup carries no epoch and elects nothing: what the event thread read from
         # /controller and /controller_epoch follows at once (contract "Election")
-        w.enqueue(b, S.Marker(S.CONTROLLER), front=True)
+        w.enqueue(b, S.CONTROLLER_MARKER, front=True)
     return lines
 
 

@@ -51,6 +51,28 @@ def part_digest(part: object) -> bytes:
     return d
 
 
+class Shared:
+    """``shared(value)``: one object per value of a component snapshot (bounded: the table is
+    dropped when full). Many worlds hold equal components built afresh by their steps; once
+    they are one object, its digest here, and every memo keyed by identity, is a hit where a
+    new tuple would be pickled and hashed again. Costs one hash of the value."""
+
+    __slots__ = ("_limit", "_table")
+
+    def __init__(self, limit: int = 100_000) -> None:
+        self._table: dict[object, object] = {}
+        self._limit = limit
+
+    def __call__(self, value: object) -> object:
+        table = self._table
+        hit = table.get(value)
+        if hit is None:
+            if len(table) >= self._limit:
+                table.clear()
+            hit = table[value] = value
+        return hit
+
+
 def fingerprint(snapshot: object) -> int:
     if type(snapshot) is tuple:
         data = b"".join([part_digest(p) for p in snapshot])

@@ -26,7 +26,7 @@ from invariants.view import (
 )
 from model_check.world.config import DROP, DeleteTopic
 from model_check.world.facts import ControllerFacts, controller_facts
-from model_check.world.fingerprint import part_digest
+from model_check.world.fingerprint import Shared, part_digest
 from model_check.world.world import World
 from model_check.world.zookeeper import ZooKeeper
 
@@ -132,7 +132,7 @@ def global_view(world: World) -> GlobalView:
 _LIMIT = 40_000
 _zk_views: dict[bytes, ZkView] = {}
 _broker_views: dict[tuple[int, bool, bool, bytes], BrokerView] = {}
-_interned: dict[object, object] = {}
+_intern = Shared(_LIMIT)
 """Parts by value: equal parts built from different snapshots are one object, so that the
 transition invariants (which skip parts a step left as they were, by identity) and the
 state-invariant memo (keyed by the parts' identities) see them as the same."""
@@ -143,12 +143,6 @@ def _put(memo: dict, key: object, value: object) -> None:
     if len(memo) >= _LIMIT:
         memo.clear()
     memo[key] = value
-
-
-def _intern(part: object) -> object:
-    if len(_interned) >= _LIMIT:
-        _interned.clear()
-    return _interned.setdefault(part, part)
 
 
 def zk_view_of(world: World) -> ZkView:

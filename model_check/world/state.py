@@ -61,6 +61,23 @@ WATCHED_PATHS = {
 
 
 def marker_for(path: str) -> Marker | None:
+    """The marker a notification on ``path`` queues; one object per path (memoised: the
+    codec's encodings of shared objects are memo hits)."""
+    hit = _MARKERS.get(path, False)
+    if hit is False:
+        hit = _marker_for(path)
+        if len(_MARKERS) >= 10_000:
+            _MARKERS.clear()
+        _MARKERS[path] = hit
+    return hit  # type: ignore[return-value]
+
+
+_MARKERS: dict[str, Marker | None] = {}
+LOAD_MARKER = Marker(LOAD)
+CONTROLLER_MARKER = Marker(CONTROLLER)
+
+
+def _marker_for(path: str) -> Marker | None:
     kind = WATCHED_PATHS.get(path)
     if kind is not None:
         return Marker(kind)

@@ -29,6 +29,7 @@ component tuples, and the scheduler answers ``enabled_actions()`` from them wher
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import NamedTuple
 
 from fsm import zk_paths as P
 from fsm.events import TimerKind
@@ -46,6 +47,7 @@ from model_check.world.cores import (
     restore_controller,
 )
 from model_check.world.facts import broker_facts, controller_facts
+from model_check.world.fingerprint import Shared
 from model_check.world.state import Marker, PendingWrite, Proc
 from model_check.world.zookeeper import Notification, ZooKeeper, snapshot_has
 
@@ -87,6 +89,45 @@ def _restorers(config: WorldConfig) -> tuple[Callable, Callable]:
 
         hit = _RESTORERS[id(config)] = (config, (make_c, make_b))
     return hit[1]
+
+
+_shared_rest = Shared()
+"""The ``rest`` component, one object per value (``fingerprint.Shared``): many worlds have
+the same processes, queues and budgets."""
+
+
+class _RestBase(NamedTuple):
+    """A ``rest`` snapshot and its fields decoded (never changed: worlds copy them)."""
+
+    snap: tuple
+    procs: dict[int, Proc]
+    queues: dict[int, tuple[object, ...]]
+    writes: dict[int, PendingWrite]
+    timers: set[tuple[int, str, str]]
+    used: dict[str, int]
+    admin: set[int]
+    accepted: dict[tuple[str, int], tuple[int, ...]]
+
+
+_REST_BASES: dict[int, _RestBase] = {}
+
+
+def _rest_base(rest: tuple, ids: tuple[int, ...]) -> _RestBase:
+    """``rest`` decoded, memoised by identity (the entry keeps ``rest`` alive): the worlds
+    restored from one state, and the states sharing a ``rest``, decode it once."""
+    hit = _REST_BASES.get(id(rest))
+    if hit is not None and hit.snap is rest:
+        return hit
+    procs, queues, writes, timers, used, admin, accepted = rest
+    hit = _RestBase(rest,
+                    dict(zip(ids, [tuple.__new__(Proc, p) for p in procs], strict=False)),
+                    dict(zip(ids, decode(queues), strict=False)),
+                    dict(decode(writes)), set(timers), dict(used), set(admin),
+                    dict(accepted))
+    if len(_REST_BASES) >= 50_000:
+        _REST_BASES.clear()
+    _REST_BASES[id(rest)] = hit
+    return hit
 
 
 class LazyCores(dict):
@@ -176,6 +217,7 @@ class World:
         self.admin_done: set[int] = set()
         self.accepted: dict[tuple[str, int], tuple[int, ...]] = {}
         """Reassignments a controller took in flight: partition -> target (the latest)."""
+        self._rest: _RestBase | None = None  # the restored ``rest`` and its decoded fields
 
     # ------------------------------------------------------------ snapshot
 
@@ -195,17 +237,34 @@ class World:
         for b in ids:
             core = brokers.loaded(b)
             out.append(core.snapshot() if core is not None else self._bsnap[b])  # type: ignore[attr-defined]
-        procs, queues, writes = self.procs, self.queues, self.writes
-        out.append((
-            tuple([tuple(procs[b]) for b in ids]),
-            tuple([encode(q) if (q := queues[b]) else () for b in ids]),
-            encode(tuple(sorted(writes.items()))) if writes else (),
-            tuple(sorted(self.timers)),
-            tuple(sorted(self.used.items())),
-            tuple(sorted(self.admin_done)),
-            tuple(sorted(self.accepted.items())) if self.accepted else (),
-        ))
+        out.append(self._rest_snapshot(ids))
         return tuple(out)
+
+    def _rest_snapshot(self, ids: tuple[int, ...]) -> tuple:
+        """``(procs, queues, writes, timers, used, admin, accepted)``; a field equal to the
+        restored one keeps the restored encoding (a step changes one or two of them), and
+        the whole is the restored tuple when nothing changed."""
+        procs, queues, writes = self.procs, self.queues, self.writes
+        timers, used, admin, accepted = self.timers, self.used, self.admin_done, self.accepted
+        base = self._rest
+        if base is not None:
+            old = base.snap
+            same = (procs == base.procs, queues == base.queues, writes == base.writes,
+                    timers == base.timers, used == base.used, admin == base.admin,
+                    accepted == base.accepted)
+            if all(same):
+                return old
+        else:
+            old, same = (), (False,) * 7
+        return _shared_rest((
+            old[0] if same[0] else tuple([tuple(procs[b]) for b in ids]),
+            old[1] if same[1] else tuple([encode(q) if (q := queues[b]) else () for b in ids]),
+            old[2] if same[2] else encode(tuple(sorted(writes.items()))) if writes else (),
+            old[3] if same[3] else tuple(sorted(timers)),
+            old[4] if same[4] else tuple(sorted(used.items())),
+            old[5] if same[5] else tuple(sorted(admin)),
+            old[6] if same[6] else tuple(sorted(accepted.items())) if accepted else (),
+        ))
 
     @classmethod
     def restore(cls, snap: tuple, config: WorldConfig) -> World:
@@ -223,14 +282,14 @@ class World:
         make_c, make_b = _restorers(config)
         w.controllers = LazyCores.over(make_c, w._csnap)
         w.brokers = LazyCores.over(make_b, w._bsnap)
-        procs, queues, writes, timers, used, admin, accepted = snap[2 + 2 * n]
-        w.procs = dict(zip(ids, [tuple.__new__(Proc, p) for p in procs], strict=False))
-        w.queues = dict(zip(ids, decode(queues), strict=False))
-        w.writes = dict(decode(writes))
-        w.timers = set(timers)
-        w.used = dict(used)
-        w.admin_done = set(admin)
-        w.accepted = dict(accepted)
+        base = w._rest = _rest_base(snap[2 + 2 * n], ids)
+        w.procs = base.procs.copy()
+        w.queues = base.queues.copy()
+        w.writes = base.writes.copy()
+        w.timers = base.timers.copy()
+        w.used = base.used.copy()
+        w.admin_done = base.admin.copy()
+        w.accepted = base.accepted.copy()
         return w
 
     @property

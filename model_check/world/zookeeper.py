@@ -30,6 +30,7 @@ from typing import NamedTuple
 from fsm.effects import CheckOp, CreateOp, DeleteOp, SetDataOp, ZkOp
 from fsm.znodes import EmptyZnode
 from model_check.world.codec import decode, decoded_dict, encode
+from model_check.world.fingerprint import Shared
 
 OK = "Ok"
 NO_NODE = "NoNode"
@@ -99,6 +100,39 @@ def join(parent: str, name: str) -> str:
 ROOT = Znode(EMPTY, 0, 0, 0, 0, 0, ())
 
 
+_shared = Shared()
+
+
+class _Base(NamedTuple):
+    """A snapshot and its parts decoded (never changed: a restored ZooKeeper copies them;
+    its next snapshot keeps a part's encoding while the part equals the one here)."""
+
+    snap: tuple
+    nodes: dict[str, Znode]
+    sessions: set[int]
+    data_watches: set[tuple[int, str]]
+    child_watches: set[tuple[int, str]]
+    pending: tuple[Notification, ...]
+
+
+_BASES: dict[int, _Base] = {}
+
+
+def _base(snap: tuple) -> _Base:
+    """``snap`` decoded, memoised by identity (the entry keeps ``snap`` alive)."""
+    hit = _BASES.get(id(snap))
+    if hit is not None and hit.snap is snap:
+        return hit
+    nodes, _zxid, _next, sessions, dw, cw, pending = snap
+    hit = _Base(snap, decoded_dict(nodes), set(sessions), set(dw), set(cw), decode(pending))
+    if len(_BASES) >= 50_000:
+        _BASES.clear()
+    _BASES[id(snap)] = hit
+    return hit
+_shared_note = Shared(10_000)
+"""Notifications, one object per value: their encodings are then memo hits (``codec``)."""
+
+
 class ZooKeeper:
     """The ensemble as one linearizable store (what every client sees after a sync)."""
 
@@ -114,6 +148,7 @@ class ZooKeeper:
         self._nodes_t: tuple = ()  # the encoded, sorted nodes as of ``_dirty`` being empty
         self._pending_enc: tuple = ((), ())  # (pending as a tuple, its encoding) last seen
         self._dirty: set[str] = {"/"}  # paths changed since ``_nodes_t`` was built
+        self._base: _Base | None = None  # the restored snapshot, decoded
 
     # ------------------------------------------------------------ snapshot
 
@@ -121,15 +156,19 @@ class ZooKeeper:
         """Builtins only, canonical; cached until the next change."""
         snap = self._snap
         if snap is None:
-            snap = self._snap = (
+            base = self._base
+            old = base.snap if base is not None else ()
+            sessions, dw, cw = self.sessions, self.data_watches, self.child_watches
+            snap = self._snap = _shared((  # type: ignore[assignment]
                 self._encoded_nodes(),
                 self.zxid,
                 self.next_session,
-                tuple(sorted(self.sessions)),
-                tuple(sorted(self.data_watches)),
-                tuple(sorted(self.child_watches)),
+                old[3] if base is not None and sessions == base.sessions
+                else tuple(sorted(sessions)),
+                old[4] if base is not None and dw == base.data_watches else tuple(sorted(dw)),
+                old[5] if base is not None and cw == base.child_watches else tuple(sorted(cw)),
                 self._encoded_pending(),
-            )
+            ))
         return snap
 
     def _encoded_nodes(self) -> tuple:
@@ -171,16 +210,16 @@ class ZooKeeper:
     @classmethod
     def restore(cls, snap: tuple) -> ZooKeeper:
         zk = cls.__new__(cls)
-        nodes, zk.zxid, zk.next_session, sessions, dw, cw, pending = snap
-        zk._nodes_t = nodes
+        base = zk._base = _base(snap)
+        zk._nodes_t = snap[0]
+        zk.zxid, zk.next_session = snap[1], snap[2]
         zk._dirty = set()
-        zk.nodes = decoded_dict(nodes).copy()
-        zk.sessions = set(sessions)
-        zk.data_watches = set(dw)
-        zk.child_watches = set(cw)
-        pend = decode(pending)
-        zk.pending = list(pend)
-        zk._pending_enc = (pend, pending)
+        zk.nodes = base.nodes.copy()
+        zk.sessions = base.sessions.copy()
+        zk.data_watches = base.data_watches.copy()
+        zk.child_watches = base.child_watches.copy()
+        zk.pending = list(base.pending)
+        zk._pending_enc = (base.pending, snap[6])
         zk._snap = snap
         return zk
 
@@ -276,7 +315,7 @@ class ZooKeeper:
         hit = sorted(w for w in watches if w[1] == path)
         for w in hit:
             watches.discard(w)
-            self.pending.append(Notification(w[0], path, kind))
+            self.pending.append(_shared_note(Notification(w[0], path, kind)))
 
     # ------------------------------------------------------------ writes
 
