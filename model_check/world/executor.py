@@ -10,6 +10,7 @@ client gets SessionExpired: the writer is no longer the controller either way).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from fsm import zk_paths as P
@@ -84,7 +85,7 @@ from model_check.world.config import (
 from model_check.world.cores import broker_config
 from model_check.world.facts import broker_facts, controller_facts
 from model_check.world.step_memo import broker_step, controller_step
-from model_check.world.zookeeper import BAD_VERSION, EMPTY, NO_NODE, OK, MultiResult, ZooKeeper
+from model_check.world.zookeeper import BAD_VERSION, EMPTY, NO_NODE, OK, MultiResult, Znode
 
 if TYPE_CHECKING:
     from fsm.effects import ZkOp
@@ -153,7 +154,7 @@ def _controller_effect(w: World, b: int, eff: object, lines: list[str]) -> objec
         if controller_facts(w, b).awaiting_write:
             w.enqueue(b, S.LOAD_MARKER, front=True)
             return None
-        snap = R.cluster_snapshot(w.zk, w.procs[b].controller_session)
+        snap = w.zk_read(R.cluster_snapshot, w.procs[b].controller_session)
         return ClusterLoaded(snap)
     elif isinstance(eff, StartTimer):
         w.timers.add((b, "c", eff.kind.value))
@@ -188,7 +189,7 @@ def _resigned(w: World, b: int) -> None:
     wire still arrive), cancels its timers and forgets queued controller-only events."""
     cs = w.procs[b].controller_session
     if cs:
-        w.zk.drop_watches(cs, keep=(P.CONTROLLER,))
+        w.zk_call("drop_watches", cs, (P.CONTROLLER,))
     w.channels.drop(RESPONSE, dst=b)
     w.channels.drop(SHUTDOWN, dst=b)
     w.timers = {t for t in w.timers if not (t[0] == b and t[1] == "c")}
@@ -208,26 +209,26 @@ def materialize(w: World, b: int, item: object) -> object | None:
     cs = w.procs[b].controller_session
     kind = item.kind
     if kind == S.CONTROLLER:
-        return R.controller_change(w.zk, cs)
+        return w.zk_read(R.controller_change, cs)
     if not controller_facts(w, b).active:
         return None
     if kind == S.LOAD:
-        return ClusterLoaded(R.cluster_snapshot(w.zk, cs))
+        return ClusterLoaded(w.zk_read(R.cluster_snapshot, cs))
     if kind == S.BROKERS:
-        return R.broker_change(w.zk, cs)
+        return w.zk_read(R.broker_change, cs)
     if kind == S.TOPICS:
-        return R.topic_change(w.zk, frozenset(w.controllers[b].topic_names()), cs)  # type: ignore[attr-defined]
+        return w.zk_read(R.topic_change, frozenset(w.controllers[b].topic_names()), cs)  # type: ignore[attr-defined]
     if kind == S.TOPIC:
-        a = R.topic_assignment(w.zk, item.arg, cs)
+        a = w.zk_read(R.topic_assignment, item.arg, cs)
         return None if a is None else PartitionModification(item.arg, a)
     if kind == S.DELETE_TOPICS:
-        return R.deletion_request(w.zk, cs)
+        return w.zk_read(R.deletion_request, cs)
     if kind == S.REASSIGN:
-        return R.reassignment_request(w.zk, cs)
+        return w.zk_read(R.reassignment_request, cs)
     if kind == S.PREFERRED:
-        return R.preferred_request(w.zk, cs)
+        return w.zk_read(R.preferred_request, cs)
     if kind == S.ISR_CHANGE:
-        return R.isr_change_notification(w.zk, cs)
+        return w.zk_read(R.isr_change_notification, cs)
     raise ValueError(f"unknown marker {item!r}")
 
 
@@ -236,7 +237,7 @@ def do_process(w: World, a: A.Action) -> list[str]:
     item, w.queues[b] = w.queues[b][0], w.queues[b][1:]
     if isinstance(item, Startup):
         # the event thread reads /controller with a watch, then elects if nobody is there
-        w.zk.get(P.CONTROLLER, w.procs[b].controller_session)
+        w.zk_call("get", P.CONTROLLER, w.procs[b].controller_session)
     event = materialize(w, b, item)
     if event is None:
         return [f"c{b} skip {item.describe() if isinstance(item, S.Marker) else item}"]
@@ -250,15 +251,16 @@ def do_process(w: World, a: A.Action) -> list[str]:
 
 def commit(w: World, pw: S.PendingWrite) -> WriteResult:
     write = pw.write
-    zk = w.zk
-    if not zk.alive(pw.session):
+    if not w._alive(pw.session):
         return WriteResult(write.token, fenced=True)
     if write.fence_version is None:
-        r = zk.multi(write.ops, pw.session)
-        return WriteResult(write.token, failures=() if r.ok else _failures(w, write.ops, r))
+        r = w.zk_call("multi", write.ops, pw.session)
+        return WriteResult(write.token,
+                           failures=() if r.ok else tuple(_failures(w, write.ops, r)))
     failures: list[WriteFailure] = []
     for i, op in enumerate(write.ops):
-        r = zk.multi((CheckOp(P.CONTROLLER_EPOCH, write.fence_version), op), pw.session)
+        r = w.zk_call("multi", (CheckOp(P.CONTROLLER_EPOCH, write.fence_version), op),
+                      pw.session)
         if r.ok:
             continue
         if r.results[0].code in (BAD_VERSION, NO_NODE):
@@ -296,7 +298,7 @@ def do_commit(w: World, a: A.Action) -> list[str]:
 
 def do_notify(w: World, a: A.Action) -> list[str]:
     b = a.broker
-    n = w.zk.pop_notification(w.procs[b].controller_session)
+    n = w.zk_call("pop_notification", w.procs[b].controller_session)
     marker = S.marker_for(n.path)
     if marker is None or (marker.kind == S.TOPIC and n.kind != "NodeDataChanged"):
         return [f"c{b} watch {n.kind} {n.path} (ignored)"]
@@ -340,7 +342,7 @@ def _broker_effect(w: World, b: int, eff: object, lines: list[str], reply_to: in
     elif isinstance(eff, BrokerZkWrite):
         failures: list[WriteFailure] = []
         for op in eff.ops:
-            r = w.zk.multi((op,))
+            r = w.zk_call("multi", (op,))
             if r.ok:
                 created = r.results[0].path
                 lines.append(f"b{b} zk {D.op(op) if created == op.path else 'create ' + created}")
@@ -349,7 +351,7 @@ def _broker_effect(w: World, b: int, eff: object, lines: list[str], reply_to: in
                 lines.append(f"b{b} zk {D.op(op)} FAILED {r.results[0].code}")
         return BrokerWriteResult(eff.token, tuple(failures))
     elif isinstance(eff, SendControlledShutdown):
-        c = R.active_controller(w.zk)
+        c = w.zk_read(R.active_controller)
         if c is None or not w.procs[c].up:
             lines.append(f"b{b} ControlledShutdown lost: no controller")
         else:
@@ -359,7 +361,7 @@ def _broker_effect(w: World, b: int, eff: object, lines: list[str], reply_to: in
     elif isinstance(eff, Register):
         return _register(w, b, lines)
     elif isinstance(eff, LoadBrokerMetadata):
-        return R.broker_metadata(w.zk)
+        return w.zk_read(R.broker_metadata)
     elif isinstance(eff, StartTimer):
         w.timers.add((b, "b", eff.kind.value))
     elif isinstance(eff, CancelTimer):
@@ -375,16 +377,16 @@ def _broker_effect(w: World, b: int, eff: object, lines: list[str], reply_to: in
 
 def _register(w: World, b: int, lines: list[str]) -> object | None:
     proc = w.procs[b]
-    if not w.zk.alive(proc.broker_session):
-        proc = proc._replace(broker_session=w.zk.open_session())
+    if not w._alive(proc.broker_session):
+        proc = proc._replace(broker_session=w.zk_call("open_session"))
         w.procs[b] = proc
     cfg = broker_config(w.config, b)
-    r = w.zk.create(P.broker(b), BrokerRegistration(b, cfg.endpoints, cfg.rack),
-                    session=proc.broker_session, ephemeral=True)
+    r = w.zk_call("create", P.broker(b), BrokerRegistration(b, cfg.endpoints, cfg.rack),
+                  session=proc.broker_session, ephemeral=True)
     if r.code != OK:
         lines.append(f"b{b} register FAILED {r.code}")
         return None
-    epoch = w.zk.get(P.broker(b)).czxid
+    epoch = w.zk_call("get", P.broker(b)).czxid
     lines.append(f"b{b} register /brokers/ids/{b} epoch={epoch}")
     return BrokerRegistered(epoch)
 
@@ -398,7 +400,7 @@ def _process_gone(w: World, b: int) -> None:
     proc = w.procs[b]
     for s in (proc.broker_session, proc.controller_session):
         if s:
-            w.zk.expire_session(s)
+            w.zk_call("expire_session", s)
     for key in w.channels.nonempty():
         if key.src == b or (key.dst == b and key.kind != REQUEST):
             w.channels.remove(key)
@@ -434,9 +436,8 @@ def do_deliver(w: World, a: A.Action) -> list[str]:
 
 def do_start(w: World, a: A.Action) -> list[str]:
     b = a.broker
-    zk = w.zk
-    w.procs[b] = S.Proc(up=True, started=True, broker_session=zk.open_session(),
-                        controller_session=zk.open_session())
+    w.procs[b] = S.Proc(up=True, started=True, broker_session=w.zk_call("open_session"),
+                        controller_session=w.zk_call("open_session"))
     w.reset_controller(b)
     w.queues[b] = (Startup(),)
     return [f"b{b} process starts", *handle_broker(w, b, BrokerStarted())]
@@ -451,7 +452,7 @@ def do_crash(w: World, a: A.Action) -> list[str]:
 def do_expire_broker(w: World, a: A.Action) -> list[str]:
     b = a.broker
     proc = w.procs[b]
-    deleted = w.zk.expire_session(proc.broker_session)
+    deleted = w.zk_call("expire_session", proc.broker_session)
     w.procs[b] = proc._replace(broker_session=0, session_lost=True)
     return [f"b{b} broker session EXPIRED (deleted {', '.join(deleted) or 'nothing'}); "
             f"the broker has not noticed yet"]
@@ -468,8 +469,8 @@ def do_expire_controller(w: World, a: A.Action) -> list[str]:
     queue and puts the expiry first), opens a new session and starts again."""
     b = a.broker
     proc = w.procs[b]
-    deleted = w.zk.expire_session(proc.controller_session)
-    w.procs[b] = proc._replace(controller_session=w.zk.open_session())
+    deleted = w.zk_call("expire_session", proc.controller_session)
+    w.procs[b] = proc._replace(controller_session=w.zk_call("open_session"))
     w.queues[b] = (SessionStateChange(ZkClientState.CLOSED), Startup())
     return [f"c{b} controller session EXPIRED (deleted {', '.join(deleted) or 'nothing'})"]
 
@@ -537,47 +538,47 @@ def do_admin(w: World, a: A.Action) -> list[str]:
 
 def run_admin(w: World, op: AdminOp) -> str:
     """Write ``op`` into ZooKeeper as Kafka's tools do; returns what happened."""
-    zk = w.zk
+    zk = w.zk_call
     if isinstance(op, CreateTopic):
-        r = zk.create(P.topic(op.topic), TopicAssignment(op.assignment))
+        r = zk("create", P.topic(op.topic), TopicAssignment(op.assignment))
         if r.code == OK:  # a new topic: moves accepted for an earlier one of that name are moot
             for tp in [tp for tp in w.accepted if tp[0] == op.topic]:
                 del w.accepted[tp]
         return f"create {P.topic(op.topic)} {r.code}"
     if isinstance(op, DeleteTopic):
-        if zk.get(P.topic(op.topic)) is None:
+        if zk("get", P.topic(op.topic)) is None:
             return "unknown topic (tool refuses)"
-        r = zk.create(P.delete_topic(op.topic), EMPTY)
+        r = zk("create", P.delete_topic(op.topic), EMPTY)
         return f"create {P.delete_topic(op.topic)} {r.code}"
     if isinstance(op, AddPartitions):
-        node = zk.get(P.topic(op.topic))
+        node = zk("get", P.topic(op.topic))
         if node is None:
             return "unknown topic (tool refuses)"
         merged = dict(node.data.partitions)
         merged.update(dict(op.added))
         new = TopicAssignment(tuple(sorted(merged.items())), node.data.adding,
                               node.data.removing)
-        code = zk.set_data(P.topic(op.topic), new, node.version)
+        code = zk("set_data", P.topic(op.topic), new, node.version)
         return f"set {P.topic(op.topic)} {code}"
     if isinstance(op, Reassign):
-        refused = reassign_refusal(zk, op)
+        refused = reassign_refusal(lambda path: zk("get", path), op)
         if refused is not None:
             return f"{refused} (tool refuses)"
-        r = zk.create(P.REASSIGN_PARTITIONS, ReassignmentZnode(op.targets))
+        r = zk("create", P.REASSIGN_PARTITIONS, ReassignmentZnode(op.targets))
         return f"create {P.REASSIGN_PARTITIONS} {r.code}"
     if isinstance(op, PreferredElection):
-        r = zk.create(P.PREFERRED_REPLICA_ELECTION, PreferredElectionZnode(op.partitions))
+        r = zk("create", P.PREFERRED_REPLICA_ELECTION, PreferredElectionZnode(op.partitions))
         return f"create {P.PREFERRED_REPLICA_ELECTION} {r.code}"
     raise TypeError(op)
 
 
-def reassign_refusal(zk: ZooKeeper, op: Reassign) -> str | None:
+def reassign_refusal(get: Callable[[str], Znode | None], op: Reassign) -> str | None:
     """What ``kafka-reassign-partitions --execute`` refuses before writing anything: a
-    partition of a topic that does not exist, or beyond its partitions. Target brokers are
-    the controller's to judge (it refuses a target naming a broker that is not live, and a
-    topic queued for deletion)."""
+    partition of a topic that does not exist, or beyond its partitions (``get``: a znode
+    by path). Target brokers are the controller's to judge (it refuses a target naming a
+    broker that is not live, and a topic queued for deletion)."""
     for (topic, p), _target in op.targets:
-        node = zk.get(P.topic(topic))
+        node = get(P.topic(topic))
         if node is None or not isinstance(node.data, TopicAssignment):
             return f"unknown topic {topic}"
         if p not in dict(node.data.partitions):

@@ -27,7 +27,7 @@ The memo is bounded (cleared when full); clearing it only costs time.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from model_check.world.config import WorldConfig
     from model_check.world.world import World
 
-LIMIT = 200_000
+LIMIT = 100_000
 """Entries per memo (about 1% of the steps of a search miss: ``standard`` to depth 10 needs
 a few thousand)."""
 KEEP = 4
@@ -46,16 +46,20 @@ KEEP = 4
 
 
 class _Memo:
-    __slots__ = ("config", "entries", "hits", "keepalive", "misses", "token")
+    __slots__ = ("config", "entries", "hits", "keepalive", "misses", "token", "zk")
 
     def __init__(self, config: WorldConfig, token: tuple, keepalive: list) -> None:
         self.config = config
         self.token = token
         self.keepalive = keepalive
         self.entries: dict[tuple, tuple] = {}
+        self.zk: dict[tuple, tuple] = {}  # ZooKeeper calls (``zk_call``)
         self.hits = 0
         self.misses = 0
 
+
+_WORLD_MODULES = frozenset({"model_check.world.zookeeper", "model_check.world.reads"})
+"""World modules whose code the memo answers for besides ``fsm`` (``zk_call``)."""
 
 _memos: list[_Memo] = []
 _active: _Memo | None = None
@@ -68,7 +72,8 @@ def code_token() -> tuple[tuple, list]:
     and of the classes they define -- what a monkeypatch of the core changes."""
     ids: list[int] = []
     alive: list[object] = []
-    for name in sorted(m for m in list(sys.modules) if m == "fsm" or m.startswith("fsm.")):
+    for name in sorted(m for m in list(sys.modules)
+                       if m in _WORLD_MODULES or m == "fsm" or m.startswith("fsm.")):
         mod = sys.modules.get(name)
         if mod is None:
             continue
@@ -163,9 +168,45 @@ def broker_step(w: World, b: int, event: object) -> tuple[Any, Any, Any]:
     return effects, before, after
 
 
+def zk_call(w: World, target: str | Callable[..., Any], args: tuple,
+            kwargs: dict[str, Any] | None = None) -> Any:
+    """``w.zk.<target>(*args, **kwargs)`` (``target`` a method name) or ``target(w.zk,
+    *args)`` (a reader of ``model_check.world.reads``), memoised while a search runs by
+    (ZooKeeper's snapshot, the call): a hit leaves ZooKeeper a snapshot (the new one: a read
+    may register watches), never restored. Only while ZooKeeper is not restored in this
+    world (once it is, calls go to it). Answers are immutable values, shared by every hit."""
+    memo = _active
+    if memo is None or w._zk is not None or w.config is not _active_config:
+        return _call(w, target, args, kwargs)
+    snap = w._zk_snap
+    key = (id(snap), target, args, tuple(kwargs.items()) if kwargs else ())
+    entries = memo.zk
+    hit = entries.get(key)
+    if hit is not None and hit[0] is snap:
+        memo.hits += 1
+        w._zk_snap = hit[2]
+        return hit[1]
+    result = _call(w, target, args, kwargs)
+    if type(result) is list:
+        result = tuple(result)  # shared by every hit: immutable
+    if len(entries) >= LIMIT:
+        entries.clear()
+    entries[key] = (snap, result, w.zk.snapshot())  # the entry keeps ``snap`` alive
+    memo.misses += 1
+    return result
+
+
+def _call(w: World, target: str | Callable[..., Any], args: tuple,
+          kwargs: dict[str, Any] | None) -> Any:
+    if type(target) is str:
+        return getattr(w.zk, target)(*args, **(kwargs or {}))
+    return target(w.zk, *args, **(kwargs or {}))  # type: ignore[operator]
+
+
 def stats() -> dict[str, int]:
     """Hits, misses and entries of the memo in use (or the last one used)."""
     memo = _active or (_memos[0] if _memos else None)
     if memo is None:
         return {"hits": 0, "misses": 0, "entries": 0}
-    return {"hits": memo.hits, "misses": memo.misses, "entries": len(memo.entries)}
+    return {"hits": memo.hits, "misses": memo.misses,
+            "entries": len(memo.entries) + len(memo.zk)}

@@ -29,13 +29,14 @@ component tuples, and the scheduler answers ``enabled_actions()`` from them wher
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from fsm import zk_paths as P
 from fsm.events import TimerKind
 from fsm.znodes import ControllerEpochZnode
 from model_check.world import actions as A
 from model_check.world import executor as X
+from model_check.world import step_memo
 from model_check.world.channels import Channels
 from model_check.world.codec import decode, encode
 from model_check.world.config import WorldConfig
@@ -305,6 +306,16 @@ class World:
         if ch is None:
             ch = self._channels = Channels.restore(self._ch_snap, self.config.channel_bound)
         return ch
+
+    def zk_call(self, name: str, *args: object, **kwargs: object) -> Any:
+        """``self.zk.<name>(*args, **kwargs)`` for a call that may change ZooKeeper; during a
+        search the answer and the new snapshot may come from the step memo
+        (``step_memo.zk_call``) without restoring ZooKeeper."""
+        return step_memo.zk_call(self, name, args, kwargs)
+
+    def zk_read(self, reader: Callable[..., Any], *args: object) -> Any:
+        """``reader(self.zk, *args)`` (``reads.py``), memoised like ``zk_call``."""
+        return step_memo.zk_call(self, reader, args)
 
     def zk_snapshot(self) -> tuple:
         """ZooKeeper's component snapshot (without restoring it)."""
