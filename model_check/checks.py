@@ -71,13 +71,15 @@ class Checks:
                 return Found(v.invariant, v.detail)
         return None
 
-    def on_edge(self, before: Any, after: Any) -> Found | None:
+    def on_edge(self, before: Any, after: Any, before_key: tuple | None = None
+                ) -> Found | None:
         """Transition invariants of the step ``before -> after``; memoised by ``edge_key``
-        (the same step is taken in many states that differ only in what they do not read)."""
+        (the same step is taken in many states that differ only in what they do not read).
+        ``before_key``: ``edge_key(before)``, when the caller has it (one per parent)."""
         key = self.edge_key
         if key is None:
             return self._on_edge(before, after)
-        k = (key(before), key(after))
+        k = (key(before) if before_key is None else before_key, key(after))
         hit = self._edges.get(k)
         if hit is not None:
             return hit[2]

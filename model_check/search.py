@@ -115,6 +115,7 @@ def expand(snap: tuple, config: WorldConfig, checks: Checks, view: Any,
     of each other, not the same world."""
     actions = World.restore(snap, config).enabled_actions()
     out = []
+    before_key = checks.edge_key(view) if checks.edge_key is not None else None
     for i, action in enumerate(actions):
         child = World.restore(snap, config)
         try:
@@ -128,7 +129,7 @@ def expand(snap: tuple, config: WorldConfig, checks: Checks, view: Any,
         cview = known.get(fp) if known is not None else None
         if cview is None:
             cview = checks.view(child)
-        found = checks.on_edge(view, cview)
+        found = checks.on_edge(view, cview, before_key)
         if canon is None:
             out.append(Successor(i, action, csnap, fp, cview, found))
         else:

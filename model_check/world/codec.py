@@ -32,7 +32,7 @@ from typing import Any
 _PACKAGES = ("fsm", "model_check.world")
 FROZENSET = "\x00frozenset"
 _SCALARS = frozenset({int, str, bool, type(None), bytes})
-_LIMIT = 50_000
+_LIMIT = 200_000
 
 # spec kinds
 _NT, _DC, _ENUM = 0, 1, 2

@@ -1,6 +1,13 @@
-"""One-line descriptions of events, effects, requests and ZooKeeper ops (for traces)."""
+"""One-line descriptions of events, effects, requests and ZooKeeper ops (for traces).
+
+Every step of a search describes what it did, and the same request or event object is met
+in many worlds (the step memo shares them), so ``event`` and ``request`` remember their
+text by the object's identity (the entry keeps the object alive; bounded).
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from fsm import events as E
 from fsm.effects import CheckOp, CreateOp, DeleteOp, SetDataOp, ZkOp
@@ -41,7 +48,26 @@ def op(o: ZkOp) -> str:
     return repr(o)
 
 
+_TEXTS: dict[int, tuple[object, str]] = {}
+_LIMIT = 20_000
+
+
+def _remembered(x: object, describe: Callable[[object], str]) -> str:
+    hit = _TEXTS.get(id(x))
+    if hit is not None and hit[0] is x:
+        return hit[1]
+    text = describe(x)
+    if len(_TEXTS) >= _LIMIT:
+        _TEXTS.clear()
+    _TEXTS[id(x)] = (x, text)
+    return text
+
+
 def request(r: object) -> str:
+    return _remembered(r, _request)
+
+
+def _request(r: object) -> str:
     if isinstance(r, LeaderAndIsrRequest):
         parts = " ".join(f"{p.topic}-{p.partition}:l={p.leader},e={p.leader_epoch},isr={ints(p.isr)}"
                          for p in r.partitions)
@@ -57,7 +83,13 @@ def request(r: object) -> str:
     return type(r).__name__
 
 
-def event(ev: object) -> str:  # noqa: C901 -- a flat dispatch
+def event(ev: object) -> str:
+    if type(ev) is E.RequestReceived:  # the most frequent, and a new object every time
+        return request(ev.request)
+    return _remembered(ev, _event)
+
+
+def _event(ev: object) -> str:  # noqa: C901 -- a flat dispatch
     if isinstance(ev, E.ControllerChange):
         return f"ControllerChange(active={ev.active} epoch={ev.epoch} v={ev.epoch_version})"
     if isinstance(ev, E.BrokerChange):

@@ -26,7 +26,7 @@ import io
 import pickle
 
 PROTOCOL = 5
-_LIMIT = 50_000
+_LIMIT = 200_000
 _digests: dict[int, tuple[object, bytes]] = {}
 
 

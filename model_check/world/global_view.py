@@ -113,9 +113,9 @@ def global_view(world: World) -> GlobalView:
     zk = zk_view_of(world)
     ids = world.config.broker_ids
     procs = world.procs
-    controllers = tuple(_controller_view(b, procs[b].up, controller_facts(world, b))
-                        for b in ids)
-    brokers = tuple(broker_view_of(world, b) for b in ids)
+    controllers = tuple([_controller_view(b, procs[b].up, controller_facts(world, b))
+                         for b in ids])
+    brokers = tuple([broker_view_of(world, b) for b in ids])
     deleting = deletion_requests(world)
     return GlobalView(
         zk=zk,
@@ -130,7 +130,7 @@ def global_view(world: World) -> GlobalView:
 
 
 _LIMIT = 40_000
-_zk_views: dict[bytes, ZkView] = {}
+_zk_views: dict[tuple, ZkView] = {}
 _broker_views: dict[tuple[int, bool, bool, bytes], BrokerView] = {}
 _intern = Shared(_LIMIT)
 """Parts by value: equal parts built from different snapshots are one object, so that the
@@ -146,9 +146,11 @@ def _put(memo: dict, key: object, value: object) -> None:
 
 
 def zk_view_of(world: World) -> ZkView:
-    """``zk_view`` of the world's ZooKeeper, memoised by the digest of its znodes (the view
-    reads nothing else: sessions, watches and pending notifications leave it as it is)."""
-    key = part_digest(world.zk_snapshot()[0])
+    """``zk_view`` of the world's ZooKeeper, memoised by its encoded znodes (the view reads
+    nothing else: sessions, watches and pending notifications leave it as it is). The key is
+    the znode tuple itself: hashing it costs less than its digest, and most lookups find the
+    very object (identity is tested first)."""
+    key = world.zk_snapshot()[0]
     hit = _zk_views.get(key)
     if hit is None:
         hit = _intern(zk_view(world.zk))
