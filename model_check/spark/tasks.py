@@ -49,7 +49,6 @@ from pyspark.accumulators import Accumulator, AccumulatorParam
 from model_check.checks import Checks
 from model_check.search import expand
 from model_check.spark.encoding import (
-    Interner,
     VisitedStore,
     last_index,
     pack_bundle,
@@ -147,9 +146,8 @@ def expand_partition(job: Job, split: int, records: Iterable[tuple[int, tuple]]
         known: dict[int, Any] = {}  # views by the worlds' own fingerprints
         out: dict[int, list] = {}  # key -> [path, snapshot, found, parent key, fingerprint]
         generated = 0
-        intern = Interner()
         for key, path, snap, real in frontier_states(records):
-            snap = intern(snap)
+            snap = World.canonical(snap)
             view = known.get(real)
             if view is None:
                 view = checks.view(World.restore(snap, config))

@@ -43,7 +43,8 @@ class ChannelFull(AssertionError):
     """A channel went over its bound: the world (or a core) floods a peer."""
 
 
-_shared = Shared()
+shared = Shared()
+"""Snapshots, one object per value (``fingerprint.Shared``; ``World.canonical``)."""
 _shared_key = Shared(1_000)
 """Channel keys, one object per value: their encodings are then memo hits (``codec``)."""
 
@@ -57,7 +58,7 @@ class Channels:
     def snapshot(self) -> tuple:
         snap = self._snap
         if snap is None:
-            snap = self._snap = _shared(  # type: ignore[assignment]
+            snap = self._snap = shared(  # type: ignore[assignment]
                 tuple(sorted([(encode(k), encode(q)) for k, q in self.queues.items()])))
         return snap
 

@@ -7,6 +7,7 @@ from functools import lru_cache
 from fsm.broker import BrokerConfig, BrokerCore
 from fsm.controller import Controller, ControllerConfig
 from model_check.world.config import WorldConfig
+from model_check.world.fingerprint import Shared
 
 
 @lru_cache(maxsize=256)
@@ -37,6 +38,12 @@ def fresh_controller_snapshot(config: WorldConfig, b: int) -> tuple:
 
 def new_broker(config: WorldConfig, b: int) -> BrokerCore:
     return BrokerCore(broker_config(config, b))
+
+
+shared_snapshot = Shared()
+"""Core snapshots (controllers' and broker cores'), one object per value: what the step
+memo hands out, and what a state arriving from elsewhere (a Spark bundle) is mapped to
+(``World.canonical``), so that the memos keyed by identity know it."""
 
 
 def restore_controller(snap: tuple, config: WorldConfig, b: int) -> Controller:

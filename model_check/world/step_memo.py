@@ -32,6 +32,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from model_check.world.codec import encode
+from model_check.world.cores import shared_snapshot
 from model_check.world.fingerprint import part_digest
 
 if TYPE_CHECKING:
@@ -141,7 +142,7 @@ def controller_step(w: World, b: int, event: object) -> Any:
     ctl = w.controllers[b]
     w.controller_changed(b)
     effects = ctl.handle(event)  # type: ignore[attr-defined]
-    snap = w._csnap[b] = ctl.snapshot()  # type: ignore[attr-defined]
+    snap = w._csnap[b] = shared_snapshot(ctl.snapshot())  # type: ignore[attr-defined]
     _store(memo, key, (snap, tuple(effects)))  # type: ignore[arg-type]
     return effects
 
@@ -164,7 +165,10 @@ def broker_step(w: World, b: int, event: object) -> tuple[Any, Any, Any]:
     effects = core.handle(event)  # type: ignore[attr-defined]
     after = core.state  # type: ignore[attr-defined]
     if ek is not None:
-        _store(memo, key, (core.snapshot(), tuple(effects), before, after))  # type: ignore[arg-type, attr-defined]
+        snap = shared_snapshot(core.snapshot())  # type: ignore[attr-defined]
+        _store(memo, key, (snap, tuple(effects), before, after))  # type: ignore[arg-type]
+        dict.pop(w.brokers, b, None)  # the world holds the shared snapshot, as on a hit
+        w._bsnap[b] = snap
     return effects, before, after
 
 

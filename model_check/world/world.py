@@ -38,6 +38,7 @@ from model_check.world import actions as A
 from model_check.world import executor as X
 from model_check.world import step_memo
 from model_check.world.channels import Channels
+from model_check.world.channels import shared as channels_shared
 from model_check.world.codec import decode, encode
 from model_check.world.config import WorldConfig
 from model_check.world.cores import (
@@ -46,11 +47,13 @@ from model_check.world.cores import (
     new_controller,
     restore_broker,
     restore_controller,
+    shared_snapshot,
 )
 from model_check.world.facts import broker_facts, controller_facts
 from model_check.world.fingerprint import Shared
 from model_check.world.state import Marker, PendingWrite, Proc
 from model_check.world.zookeeper import Notification, ZooKeeper, snapshot_has
+from model_check.world.zookeeper import shared as zk_shared
 
 PERIODIC_TIMERS = frozenset({TimerKind.AUTO_REBALANCE.value})
 """Timers that re-arm forever: they do not keep a world from being quiescent."""
@@ -95,6 +98,23 @@ def _restorers(config: WorldConfig) -> tuple[Callable, Callable]:
 _shared_rest = Shared()
 """The ``rest`` component, one object per value (``fingerprint.Shared``): many worlds have
 the same processes, queues and budgets."""
+
+
+_CANONICAL: dict[int, tuple[tuple, tuple]] = {}
+
+
+def _canonical(part: tuple, shared: Shared) -> tuple:
+    """``shared(part)``, remembered by ``part``'s identity first: the states of one bundle
+    share their equal components already (``marshal`` refs), and hashing a component's
+    value (ZooKeeper's is deep) costs more than one lookup."""
+    hit = _CANONICAL.get(id(part))
+    if hit is not None and hit[0] is part:
+        return hit[1]
+    out = shared(part)
+    if len(_CANONICAL) >= 100_000:
+        _CANONICAL.clear()
+    _CANONICAL[id(part)] = (part, out)  # type: ignore[assignment]
+    return out  # type: ignore[return-value]
 
 
 class _RestBase(NamedTuple):
@@ -266,6 +286,15 @@ class World:
             old[5] if same[5] else tuple(sorted(admin)),
             old[6] if same[6] else tuple(sorted(accepted.items())) if accepted else (),
         ))
+
+    @staticmethod
+    def canonical(snap: tuple) -> tuple:
+        """An equal snapshot whose components are this process's shared objects (the ones
+        ``snapshot()`` and the step memo hand out): a state that arrives from elsewhere (a
+        Spark bundle) is then known to the memos keyed by identity."""
+        return (_canonical(snap[0], zk_shared), _canonical(snap[1], channels_shared),
+                *[_canonical(c, shared_snapshot) for c in snap[2:-1]],
+                _canonical(snap[-1], _shared_rest))
 
     @classmethod
     def restore(cls, snap: tuple, config: WorldConfig) -> World:

@@ -100,7 +100,8 @@ def join(parent: str, name: str) -> str:
 ROOT = Znode(EMPTY, 0, 0, 0, 0, 0, ())
 
 
-_shared = Shared()
+shared = Shared()
+"""Snapshots, one object per value (``fingerprint.Shared``; ``World.canonical``)."""
 
 
 class _Base(NamedTuple):
@@ -159,7 +160,7 @@ class ZooKeeper:
             base = self._base
             old = base.snap if base is not None else ()
             sessions, dw, cw = self.sessions, self.data_watches, self.child_watches
-            snap = self._snap = _shared((  # type: ignore[assignment]
+            snap = self._snap = shared((  # type: ignore[assignment]
                 self._encoded_nodes(),
                 self.zxid,
                 self.next_session,
