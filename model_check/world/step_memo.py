@@ -47,7 +47,8 @@ KEEP = 4
 
 
 class _Memo:
-    __slots__ = ("config", "entries", "hits", "keepalive", "misses", "token", "zk")
+    __slots__ = ("config", "entries", "hits", "keepalive", "misses", "token", "zk", "zk_hits",
+                 "zk_misses")
 
     def __init__(self, config: WorldConfig, token: tuple, keepalive: list) -> None:
         self.config = config
@@ -55,8 +56,10 @@ class _Memo:
         self.keepalive = keepalive
         self.entries: dict[tuple, tuple] = {}
         self.zk: dict[tuple, tuple] = {}  # ZooKeeper calls (``zk_call``)
-        self.hits = 0
+        self.hits = 0  # core steps
         self.misses = 0
+        self.zk_hits = 0  # ZooKeeper calls
+        self.zk_misses = 0
 
 
 _WORLD_MODULES = frozenset({"model_check.world.zookeeper", "model_check.world.reads"})
@@ -187,7 +190,7 @@ def zk_call(w: World, target: str | Callable[..., Any], args: tuple,
     entries = memo.zk
     hit = entries.get(key)
     if hit is not None and hit[0] is snap:
-        memo.hits += 1
+        memo.zk_hits += 1
         w._zk_snap = hit[2]
         return hit[1]
     result = _call(w, target, args, kwargs)
@@ -196,7 +199,7 @@ def zk_call(w: World, target: str | Callable[..., Any], args: tuple,
     if len(entries) >= LIMIT:
         entries.clear()
     entries[key] = (snap, result, w.zk.snapshot())  # the entry keeps ``snap`` alive
-    memo.misses += 1
+    memo.zk_misses += 1
     return result
 
 
@@ -208,9 +211,11 @@ def _call(w: World, target: str | Callable[..., Any], args: tuple,
 
 
 def stats() -> dict[str, int]:
-    """Hits, misses and entries of the memo in use (or the last one used)."""
+    """Hits, misses and entries of the memo in use (or the last one used): the cores'
+    steps, and (``zk_``) the ZooKeeper calls."""
     memo = _active or (_memos[0] if _memos else None)
     if memo is None:
-        return {"hits": 0, "misses": 0, "entries": 0}
-    return {"hits": memo.hits, "misses": memo.misses,
-            "entries": len(memo.entries) + len(memo.zk)}
+        return dict.fromkeys(("hits", "misses", "entries", "zk_hits", "zk_misses",
+                              "zk_entries"), 0)
+    return {"hits": memo.hits, "misses": memo.misses, "entries": len(memo.entries),
+            "zk_hits": memo.zk_hits, "zk_misses": memo.zk_misses, "zk_entries": len(memo.zk)}

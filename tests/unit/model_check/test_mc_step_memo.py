@@ -27,9 +27,10 @@ def _unmemoised(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(search, "memoised", lambda _config: nullcontext())
 
 
-@pytest.mark.parametrize(("scenario", "ratio"), [("smoke", 0.5), ("mutants-restart", 4)])
+@pytest.mark.parametrize(("scenario", "ratio", "zk_ratio"),
+                         [("smoke", 0.5, 0.5), ("mutants-restart", 4, 1)])
 def test_a_search_finds_the_same_levels_with_and_without_the_step_memo(
-        scenario: str, ratio: float, monkeypatch: pytest.MonkeyPatch) -> None:
+        scenario: str, ratio: float, zk_ratio: float, monkeypatch: pytest.MonkeyPatch) -> None:
     sc = load(scenario)
     memo = bfs(sc, default_checks(), Options(depth=7))
     stats = step_memo.stats()
@@ -40,6 +41,7 @@ def test_a_search_finds_the_same_levels_with_and_without_the_step_memo(
     assert memo.verdict == plain.verdict == "pass"
     # the memo did the work: most core steps were answered from it
     assert stats["hits"] > ratio * stats["misses"] > 0, stats
+    assert stats["zk_hits"] > zk_ratio * stats["zk_misses"] > 0, stats
 
 
 def test_memoised_steps_give_the_worlds_the_plain_steps_give() -> None:
@@ -137,3 +139,35 @@ def test_the_transition_invariants_read_only_what_the_edge_memo_keys_on() -> Non
         frontier = nxt[:50]
     assert steps > 100
     assert read <= {"zk", "controllers", "brokers", "broker", "broker_map"}, read
+
+
+def test_zookeeper_calls_answered_from_the_memo_leave_zookeeper_a_snapshot() -> None:
+    """The second crash of the same broker in the same state is answered from the memo: the
+    world never restores ZooKeeper, and ends in the same state as the first."""
+    st = start(load("mutants-restart"))
+    w = World.restore(st.snapshot, st.config)
+    crash = next(a for a in w.enabled_actions() if a.kind == "crash")
+    with step_memo.memoised(st.config):
+        first = World.restore(st.snapshot, st.config)
+        first.apply(crash)
+        again = World.restore(st.snapshot, st.config)
+        again.apply(crash)
+        assert again._zk is None  # every ZooKeeper call of the step was a hit
+        assert again.snapshot() == first.snapshot()
+
+
+def test_canonical_snapshots_are_equal_and_share_this_processs_components() -> None:
+    """A state from elsewhere (here: a deep copy, as a Spark bundle unpacks it) maps onto
+    the components this process already holds."""
+    import marshal
+
+    st = start(load("smoke"))
+    w = World.restore(st.snapshot, st.config)
+    w.apply(w.enabled_actions()[0])
+    snap = w.snapshot()
+    copy = marshal.loads(marshal.dumps(snap))
+    assert copy == snap and copy[0] is not snap[0]
+    canon = World.canonical(copy)
+    assert canon == snap
+    assert canon[0] is snap[0] and canon[-1] is snap[-1]  # ZooKeeper's and the rest
+    assert World.canonical(copy) == canon
