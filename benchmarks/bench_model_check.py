@@ -58,7 +58,7 @@ def world_only(name: str, depth: int) -> tuple[int, int, float]:
                 for snap in frontier:
                     for action in World.restore(snap, config).enabled_actions():
                         child = World.restore(snap, config)
-                        child.apply(action)
+                        child.apply(action, describe=False)
                         s = child.snapshot()
                         generated += 1
                         fp = fingerprint(s)

@@ -119,7 +119,7 @@ def expand(snap: tuple, config: WorldConfig, checks: Checks, view: Any,
     for i, action in enumerate(actions):
         child = World.restore(snap, config)
         try:
-            child.apply(action)
+            child.apply(action, describe=False)
         except Exception as e:  # noqa: BLE001 -- a raising step is a finding
             found = Found(STEP_RAISED, f"{action.describe()}: {type(e).__name__}: {e}")
             out.append(Successor(i, action, None, 0, None, found))

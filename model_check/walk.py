@@ -59,7 +59,7 @@ def _walks(st: Start, checks: Checks, steps: int, depth_bound: int, rng: random.
             result.states_generated += 1
             found: Found | None
             try:
-                world.apply(actions[i])
+                world.apply(actions[i], describe=False)
             except Exception as e:  # noqa: BLE001 -- a raising step is a finding
                 found = Found(STEP_RAISED, f"{actions[i].describe()}: {type(e).__name__}: {e}")
             else:

@@ -137,3 +137,20 @@ def _event(ev: object) -> str:  # noqa: C901 -- a flat dispatch
         rem = ",".join(tp_label(t) for t in ev.response.remaining)
         return f"ControlledShutdownAnswered({ev.response.error.name}{' ' + rem if rem else ''})"
     return type(ev).__name__
+
+
+class Quiet:
+    """Stands in for this module when nobody will read the lines (``World.apply(...,
+    describe=False)``, as the search does): the costly descriptions become "..."."""
+
+    @staticmethod
+    def event(_ev: object) -> str:
+        return "..."
+
+    @staticmethod
+    def request(_r: object) -> str:
+        return "..."
+
+    @staticmethod
+    def op(_o: object) -> str:
+        return "..."

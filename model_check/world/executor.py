@@ -92,6 +92,11 @@ if TYPE_CHECKING:
     from fsm.requests import ControllerRequest
     from model_check.world.world import World
 
+def _d(w: World) -> object:
+    """The describer for ``w``'s lines: ``describe``, or its quiet stand-in."""
+    return D if w.describing else D.Quiet
+
+
 MAX_ROUNDS = 64
 """Bound on synchronous follow-ups within one step (a loop here is a bug)."""
 
@@ -110,7 +115,7 @@ def handle_controller(w: World, b: int, event: object) -> list[str]:
         assert rounds <= MAX_ROUNDS, f"controller {b}: more than {MAX_ROUNDS} rounds in one step"
         ev = work.pop(0)
         effects = controller_step(w, b, ev)
-        lines.append(f"c{b} handle {D.event(ev)}")
+        lines.append(f"c{b} handle {_d(w).event(ev)}")
         if type(ev) in _MAY_ACCEPT_REASSIGNMENTS:
             _record_accepted(w, w.controllers[b])
         for eff in effects:
@@ -139,7 +144,7 @@ def _controller_effect(w: World, b: int, eff: object, lines: list[str]) -> objec
         assert b not in w.writes, f"controller {b} decided a second write before a result"
         w.writes[b] = S.PendingWrite(eff, w.procs[b].controller_session)
         lines.append(f"c{b} decide write #{eff.token} fence={eff.fence_version}: "
-                     + "; ".join(D.op(o) for o in eff.ops))
+                     + "; ".join(_d(w).op(o) for o in eff.ops))
     elif isinstance(eff, SendRequest):
         _send_request(w, b, eff.broker_id, eff.request, lines)
     elif isinstance(eff, ReplyControlledShutdown):
@@ -177,10 +182,10 @@ def _controller_effect(w: World, b: int, eff: object, lines: list[str]) -> objec
 def _send_request(w: World, c: int, target: int, req: ControllerRequest,
                   lines: list[str]) -> None:
     if not w.procs[target].up:
-        lines.append(f"c{c} send -> b{target} lost (down): {D.request(req)}")
+        lines.append(f"c{c} send -> b{target} lost (down): {_d(w).request(req)}")
         return
     w.channels.send(ChannelKey(REQUEST, c, target), (0, req))
-    lines.append(f"c{c} send -> b{target} {D.request(req)}")
+    lines.append(f"c{c} send -> b{target} {_d(w).request(req)}")
 
 
 def _resigned(w: World, b: int) -> None:
@@ -289,7 +294,7 @@ def do_commit(w: World, a: A.Action) -> list[str]:
         line = f"c{b} commit #{pw.write.token} FENCED (nothing written)"
     else:
         bad = {f.path for f in result.failures}
-        done = [D.op(o) for o in pw.write.ops if o.path not in bad]
+        done = [_d(w).op(o) for o in pw.write.ops if o.path not in bad]
         line = f"c{b} commit #{pw.write.token}: " + ("; ".join(done) or "nothing")
         if result.failures:
             line += " | failed: " + "; ".join(f"{f.path} {f.code}" for f in result.failures)
@@ -320,7 +325,7 @@ def handle_broker(w: World, b: int, event: object, reply_to: int | None = None,
         ev = work.pop(0)
         effects, before, after = broker_step(w, b, ev)
         moved = f" [{before.value} -> {after.value}]" if before is not after else ""
-        lines.append(f"b{b} handle {D.event(ev)}{moved}")
+        lines.append(f"b{b} handle {_d(w).event(ev)}{moved}")
         for eff in effects:
             follow = _broker_effect(w, b, eff, lines, reply_to, request)
             if follow is not None:
@@ -345,10 +350,10 @@ def _broker_effect(w: World, b: int, eff: object, lines: list[str], reply_to: in
             r = w.zk_call("multi", (op,))
             if r.ok:
                 created = r.results[0].path
-                lines.append(f"b{b} zk {D.op(op) if created == op.path else 'create ' + created}")
+                lines.append(f"b{b} zk {_d(w).op(op) if created == op.path else 'create ' + created}")
             else:
                 failures += _failures(w, (op,), r)
-                lines.append(f"b{b} zk {D.op(op)} FAILED {r.results[0].code}")
+                lines.append(f"b{b} zk {_d(w).op(op)} FAILED {r.results[0].code}")
         return BrokerWriteResult(eff.token, tuple(failures))
     elif isinstance(eff, SendControlledShutdown):
         c = w.zk_read(R.active_controller)
@@ -419,12 +424,12 @@ def do_deliver(w: World, a: A.Action) -> list[str]:
         return handle_broker(w, key.dst, RequestReceived(req, corr), key.src, req)
     if key.kind == RESPONSE:
         w.enqueue(key.dst, msg)
-        return [f"c{key.dst} queue {D.event(msg)}"]
+        return [f"c{key.dst} queue {_d(w).event(msg)}"]
     if key.kind == SHUTDOWN:
         corr, req = msg  # type: ignore[misc]
         ev = ControlledShutdown(req, corr)
         w.enqueue(key.dst, ev)
-        return [f"c{key.dst} queue {D.event(ev)}"]
+        return [f"c{key.dst} queue {_d(w).event(ev)}"]
     if key.kind == SHUTDOWN_REPLY:
         epoch, resp = msg  # type: ignore[misc]
         return handle_broker(w, key.dst, ControlledShutdownAnswered(resp, epoch))

@@ -460,7 +460,14 @@ class World:
             out += [A.Action(A.DROP, a, b) for a, b in pairs]
         return out
 
-    def apply(self, action: A.Action) -> list[str]:
+    describing = True
+    """Whether ``apply``'s lines describe events, requests and ZooKeeper ops in full."""
+
+    def apply(self, action: A.Action, describe: bool = True) -> list[str]:
+        """Perform ``action``; one line per thing that happened. ``describe=False`` (the
+        search, which reads no line) leaves the costly details of events, requests and ops
+        out of the lines."""
+        self.describing = describe
         handler = X.HANDLERS[action.kind]
         if action.kind in (A.CRASH, A.RESTART, A.EXPIRE_BROKER, A.EXPIRE_CONTROLLER, A.DROP,
                            A.ISR_CHANGE):

@@ -171,3 +171,23 @@ def test_canonical_snapshots_are_equal_and_share_this_processs_components() -> N
     assert canon == snap
     assert canon[0] is snap[0] and canon[-1] is snap[-1]  # ZooKeeper's and the rest
     assert World.canonical(copy) == canon
+
+
+def test_a_quiet_step_reaches_the_same_world_with_the_same_lines_shortened() -> None:
+    """``apply(action, describe=False)`` (the search's) changes only the lines' details."""
+    st = start(load("mutants-restart"))
+    frontier = [st.snapshot]
+    for _ in range(3):
+        nxt = []
+        for snap in frontier:
+            for action in World.restore(snap, st.config).enabled_actions():
+                loud = World.restore(snap, st.config)
+                quiet = World.restore(snap, st.config)
+                said = loud.apply(action)
+                short = quiet.apply(action, describe=False)
+                assert quiet.snapshot() == loud.snapshot()
+                assert len(short) == len(said)
+                assert [line.split(" ")[0] for line in short] == \
+                    [line.split(" ")[0] for line in said]
+                nxt.append(loud.snapshot())
+        frontier = nxt[:30]
