@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from model_check.world.codec import decoded_dict, encode
+from model_check.world.codec import decode, decoded_dict, encode
 from model_check.world.fingerprint import Shared
 
 REQUEST = "req"
@@ -49,17 +49,37 @@ _shared_key = Shared(1_000)
 """Channel keys, one object per value: their encodings are then memo hits (``codec``)."""
 
 
+_PAIRS: dict[int, tuple[tuple, dict]] = {}
+
+
+def _pairs_of(snap: tuple) -> dict:
+    """``{key: (encoded key, encoded queue)}`` of a snapshot, memoised by its identity
+    (shared: callers copy it)."""
+    hit = _PAIRS.get(id(snap))
+    if hit is not None and hit[0] is snap:
+        return hit[1]
+    pairs = {decode(k): (k, q) for k, q in snap}
+    if len(_PAIRS) >= 20_000:
+        _PAIRS.clear()
+    _PAIRS[id(snap)] = (snap, pairs)
+    return pairs
+
+
 class Channels:
+    """Beside ``queues``, ``_pairs`` keeps each channel's encoded key and queue, changed
+    along with it (a message is encoded once, when it is sent): a snapshot only sorts them."""
+
     def __init__(self, bound: int = 16) -> None:
         self.bound = bound
         self.queues: dict[ChannelKey, tuple[object, ...]] = {}
+        self._pairs: dict[ChannelKey, tuple[tuple, tuple]] = {}
         self._snap: tuple | None = ()
 
     def snapshot(self) -> tuple:
         snap = self._snap
         if snap is None:
             snap = self._snap = shared(  # type: ignore[assignment]
-                tuple(sorted([(encode(k), encode(q)) for k, q in self.queues.items()])))
+                tuple(sorted(self._pairs.values())))
         return snap
 
     @classmethod
@@ -67,6 +87,7 @@ class Channels:
         ch = cls.__new__(cls)
         ch.bound = bound
         ch.queues = decoded_dict(snap).copy()
+        ch._pairs = _pairs_of(snap).copy()
         ch._snap = snap
         return ch
 
@@ -75,7 +96,10 @@ class Channels:
         if len(q) >= self.bound:
             raise ChannelFull(f"channel {key.describe()} over its bound {self.bound}")
         self._snap = None
-        self.queues[_shared_key(key)] = q + (message,)
+        key = _shared_key(key)
+        pair = self._pairs.get(key)
+        self.queues[key] = q + (message,)
+        self._pairs[key] = (encode(key), (pair[1] if pair else ()) + (encode(message),))
 
     def peek(self, key: ChannelKey) -> object:
         return self.queues[key][0]
@@ -85,8 +109,11 @@ class Channels:
         self._snap = None
         if len(q) == 1:
             del self.queues[key]
+            del self._pairs[key]
         else:
             self.queues[key] = q[1:]
+            enc_key, enc_q = self._pairs[key]
+            self._pairs[key] = (enc_key, enc_q[1:])
         return q[0]
 
     def nonempty(self) -> list[ChannelKey]:
@@ -98,6 +125,7 @@ class Channels:
     def remove(self, key: ChannelKey) -> int:
         """Lose everything queued on channel ``key``."""
         q = self.queues.pop(key, ())
+        self._pairs.pop(key, None)
         if q:
             self._snap = None
         return len(q)
