@@ -130,6 +130,28 @@ class _RestBase(NamedTuple):
     accepted: dict[tuple[str, int], tuple[int, ...]]
 
 
+_TEMPLATES: dict[int, tuple[tuple, WorldConfig, tuple]] = {}
+
+
+def _template(snap: tuple, config: WorldConfig) -> tuple[dict, dict, _RestBase]:
+    """What ``restore`` copies for ``snap``: the cores' snapshots by broker id and the rest
+    decoded, memoised by the snapshot's identity (a state is restored once to list its
+    actions and once per successor)."""
+    hit = _TEMPLATES.get(id(snap))
+    if hit is not None and hit[0] is snap and hit[1] is config:
+        return hit[2]  # type: ignore[return-value]
+    ids = _ids(config)
+    n = len(ids)
+    assert len(snap) == 3 + 2 * n, "a snapshot of a world with another broker count"
+    out = (dict(zip(ids, snap[2:2 + n], strict=False)),
+           dict(zip(ids, snap[2 + n:2 + 2 * n], strict=False)),
+           _rest_base(snap[2 + 2 * n], ids))
+    if len(_TEMPLATES) >= 20_000:
+        _TEMPLATES.clear()
+    _TEMPLATES[id(snap)] = (snap, config, out)
+    return out
+
+
 _REST_BASES: dict[int, _RestBase] = {}
 
 
@@ -300,19 +322,17 @@ class World:
     def restore(cls, snap: tuple, config: WorldConfig) -> World:
         w = cls.__new__(cls)
         w.config = config
-        ids = _ids(config)
-        n = len(ids)
-        assert len(snap) == 3 + 2 * n, "a snapshot of a world with another broker count"
         w._zk = None
         w._zk_snap = snap[0]
         w._channels = None
         w._ch_snap = snap[1]
-        w._csnap = dict(zip(ids, snap[2:2 + n], strict=False))
-        w._bsnap = dict(zip(ids, snap[2 + n:2 + 2 * n], strict=False))
+        csnap, bsnap, base = _template(snap, config)
+        w._csnap = csnap.copy()
+        w._bsnap = bsnap.copy()
         make_c, make_b = _restorers(config)
         w.controllers = LazyCores.over(make_c, w._csnap)
         w.brokers = LazyCores.over(make_b, w._bsnap)
-        base = w._rest = _rest_base(snap[2 + 2 * n], ids)
+        w._rest = base
         w.procs = base.procs.copy()
         w.queues = base.queues.copy()
         w.writes = base.writes.copy()
