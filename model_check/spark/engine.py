@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -98,7 +99,7 @@ def spark_bfs(scenario: Scenario, checks: Checks, options: Options | None = None
     if st.found is not None:
         run.result.violation = Violation(st.found.invariant, st.found.detail, (), st.setup)
     else:
-        job = T.Job(st.config, checks, partitions, symmetric, spark.patch)
+        job = T.Job(st.config, checks, partitions, symmetric, spark.patch, run=uuid.uuid4().hex)
         _Search(sc, checkpoint_dir, st, job, run, on_level, spark.min_states_per_task).run(
             scenario.depth if options.depth is None else options.depth,
             scenario.max_states if options.max_states is None else options.max_states)

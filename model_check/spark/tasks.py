@@ -67,8 +67,9 @@ BUNDLE = 1000
 FLUSH_AT = 20_000
 """An expand task emits its combined successors when it holds this many (bounded memory);
 the dedupe task merges what two flushes both hold."""
-KNOWN_LIMIT = 50_000
-"""Views an expand task keeps by fingerprint (a cache: a view is a function of the state)."""
+KNOWN_LIMIT = 200_000
+"""Views a worker keeps by fingerprint for a run (a cache: a view is a function of the state;
+a frontier state's view was often built by the same worker as a successor a level before)."""
 GC_THRESHOLD = (50_000, 20, 100)
 """Collector thresholds while a task runs: unpacking and expanding states allocates tuples
 by the million, nearly all of them live until the task ends; the default (700, 10, 10)
@@ -90,6 +91,24 @@ class Job:
     partitions: int
     symmetric: bool = False  # dedupe on class keys (``symmetry.canonicalizer``)
     patch: ExecutorPatch | None = None
+    run: str = ""
+    """Names the run (made by the driver): the tasks of one run on one Python worker share
+    one ``Checks`` -- and with it the invariant memos -- and the views already built, instead
+    of each starting empty; the next run starts afresh."""
+
+
+_RUN: dict[str, tuple[Checks, dict[int, Any]]] = {}
+
+
+def _run_state(job: Job) -> tuple[Checks, dict[int, Any]]:
+    """``(checks, views by fingerprint)`` of the run in this worker (see ``Job.run``)."""
+    if not job.run:
+        return job.checks, {}
+    hit = _RUN.get(job.run)
+    if hit is None:
+        _RUN.clear()  # one run at a time per worker: drop the last one's memos
+        hit = _RUN[job.run] = (job.checks, {})
+    return hit
 
 
 class Finding(NamedTuple):
@@ -140,10 +159,10 @@ def expand_partition(job: Job, split: int, records: Iterable[tuple[int, tuple]]
     engine's unit), check the new states' invariants here, combine duplicates: per key, the
     successor with the smallest path (with symmetry, the world kept for a class is that
     one, as in the local engine)."""
-    config, checks = job.config, job.checks
+    config = job.config
+    checks, known = _run_state(job)  # known: views by the worlds' own fingerprints
     with _task(job.patch, config):
         canon = canonicalizer(config) if job.symmetric else None
-        known: dict[int, Any] = {}  # views by the worlds' own fingerprints
         out: dict[int, list] = {}  # key -> [path, snapshot, found, parent key, fingerprint]
         generated = 0
         for key, path, snap, real in frontier_states(records):
