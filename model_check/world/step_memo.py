@@ -127,6 +127,17 @@ def _store(memo: _Memo, key: tuple, value: tuple) -> None:
     memo.misses += 1
 
 
+def _hit(memo: _Memo, key: tuple, cores: dict, snaps: dict, b: int) -> tuple | None:
+    """The recorded step for ``key``; on a hit core ``b`` becomes its new snapshot in the
+    world (restored from it only if something reads it)."""
+    hit = memo.entries.get(key)
+    if hit is not None:
+        memo.hits += 1
+        dict.pop(cores, b, None)
+        snaps[b] = hit[0]
+    return hit
+
+
 def controller_step(w: World, b: int, event: object) -> Any:
     """``w.controllers[b].handle(event)``, memoised while a search runs: the effects."""
     memo = _active
@@ -136,11 +147,8 @@ def controller_step(w: World, b: int, event: object) -> Any:
         w.controller_changed(b)
         return ctl.handle(event)  # type: ignore[attr-defined]
     key = ("c", b, part_digest(w.controller_snapshot(b)), ek)
-    hit = memo.entries.get(key)  # type: ignore[union-attr]
+    hit = _hit(memo, key, w.controllers, w._csnap, b)  # type: ignore[arg-type]
     if hit is not None:
-        memo.hits += 1  # type: ignore[union-attr]
-        dict.pop(w.controllers, b, None)  # restored from the new snapshot if read
-        w._csnap[b] = hit[0]
         return hit[1]
     ctl = w.controllers[b]
     w.controller_changed(b)
@@ -157,11 +165,8 @@ def broker_step(w: World, b: int, event: object) -> tuple[Any, Any, Any]:
     ek = None if memo is None or w.config is not _active_config else _event_key(event)
     if ek is not None:
         key = ("b", b, part_digest(w.broker_snapshot(b)), ek)
-        hit = memo.entries.get(key)  # type: ignore[union-attr]
+        hit = _hit(memo, key, w.brokers, w._bsnap, b)  # type: ignore[arg-type]
         if hit is not None:
-            memo.hits += 1  # type: ignore[union-attr]
-            dict.pop(w.brokers, b, None)  # restored from the new snapshot if read
-            w._bsnap[b] = hit[0]
             return hit[1], hit[2], hit[3]
     core = w.brokers[b]
     before = core.state  # type: ignore[attr-defined]
