@@ -12,13 +12,18 @@ requests in the effects and the views built on them are memo hits further on too
 left as a snapshot in the world (``World._csnap``/``_bsnap``), restored only if something
 reads it later. A miss runs the core as before and records what it did.
 
-**Only while a search runs** (``memoised(config)``: the local engine's ``bfs``, a Spark expand
-task, the random walks, the benchmarks' world baseline): a replay, a test driving a world by
-hand and the live cluster run the cores every time. A memo belongs to one ``WorldConfig`` (the
-cores' configs derive from it; an equal config shares it) and to one version of the code: entering ``memoised`` takes a
-*code token* -- the identity of every attribute of every loaded ``fsm`` module and of their
-classes -- and a patched core (a mutant, a test's monkeypatch) gets a memo of its own. The
-token keeps those objects alive while its memo lives, so an id in it is never reused.
+The same holds for ZooKeeper (``zk_call``): expiring a session, popping a notification,
+committing a write or reading what a queued event needs is a function of ZooKeeper's
+snapshot and the call, and a hit leaves ZooKeeper a snapshot, never restored.
+
+**Only while a search runs** (``memoised(config)``: the local engine's ``bfs``, a Spark
+expand task, the random walks, the benchmarks' world baseline): a replay, a test driving a
+world by hand and the live cluster run the cores every time. A memo belongs to one
+``WorldConfig`` (the cores' configs derive from it; an equal config shares it) and to one
+version of the code: entering ``memoised`` takes a *code token* -- the identity of every
+attribute of every loaded ``fsm`` module (and of the world's ZooKeeper and readers) and of
+their classes -- and a patched core (a mutant, a test's monkeypatch) gets a memo of its own.
+The token keeps those objects alive while its memo lives, so an id in it is never reused.
 
 Events the codec cannot encode (a value holding a list) are not memoised: the core runs.
 The memo is bounded (cleared when full); clearing it only costs time.
