@@ -30,11 +30,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _world_bfs import next_level  # noqa: E402
+
 from model_check.checks import default_checks  # noqa: E402
 from model_check.scenario import load  # noqa: E402
 from model_check.search import Options, bfs  # noqa: E402
 from model_check.start import start  # noqa: E402
-from model_check.world import World, fingerprint  # noqa: E402
+from model_check.world import fingerprint  # noqa: E402
 from model_check.world.step_memo import memoised  # noqa: E402
 
 TARGET = 10_000
@@ -54,18 +56,8 @@ def world_only(name: str, depth: int) -> tuple[int, int, float]:
     try:
         with memoised(config):
             for _ in range(depth):
-                nxt = []
-                for snap in frontier:
-                    for action in World.restore(snap, config).enabled_actions():
-                        child = World.restore(snap, config)
-                        child.apply(action, describe=False)
-                        s = child.snapshot()
-                        generated += 1
-                        fp = fingerprint(s)
-                        if fp not in seen:
-                            seen.add(fp)
-                            nxt.append(s)
-                frontier = nxt
+                frontier, n = next_level(frontier, config, seen, describe=False)
+                generated += n
         return len(seen), generated, time.process_time() - t
     finally:
         if was:

@@ -30,6 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _world_bfs import next_level  # noqa: E402
+
 from model_check.world import CreateTopic, World, WorldConfig, fingerprint  # noqa: E402
 from model_check.world import actions as A  # noqa: E402
 from model_check.world.codec import is_builtin  # noqa: E402
@@ -60,20 +62,8 @@ def bfs(config: WorldConfig, limit: int) -> tuple[int, int, float]:
     successors = 0
     start = time.perf_counter()
     while frontier and len(seen) < limit:
-        nxt = []
-        for snap in frontier:
-            for action in World.restore(snap, config).enabled_actions():
-                child = World.restore(snap, config)
-                child.apply(action)
-                s = child.snapshot()
-                successors += 1
-                fp = fingerprint(s)
-                if fp not in seen:
-                    seen.add(fp)
-                    nxt.append(s)
-            if len(seen) >= limit:
-                break
-        frontier = nxt
+        frontier, n = next_level(frontier, config, seen, limit=limit)
+        successors += n
     return successors, len(seen), time.perf_counter() - start
 
 
