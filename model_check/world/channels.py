@@ -144,6 +144,15 @@ class Channels:
             lost += self.remove(key)
         return lost
 
+    def process_gone(self, broker: int) -> int:
+        """A process stopped: what it sent, and what was on its way to it but requests, is
+        lost (requests wait for its next incarnation: ``executor._process_gone``)."""
+        lost = 0
+        for key in [k for k in self.queues
+                    if k.src == broker or (k.dst == broker and k.kind != REQUEST)]:
+            lost += self.remove(key)
+        return lost
+
     def drop(self, kind: str, src: int | None = None, dst: int | None = None) -> int:
         lost = 0
         for key in [k for k in self.queues if k.kind == kind

@@ -171,7 +171,7 @@ def _controller_effect(w: World, b: int, eff: object, lines: list[str]) -> objec
         _resigned(w, b)
         lines.append(f"c{b} resigned: {eff.reason}")
     elif isinstance(eff, RemoveBrokerChannel):
-        lost = w.channels.drop(REQUEST, src=b, dst=eff.broker_id)
+        lost = w.ch_call("drop", REQUEST, b, eff.broker_id)
         if lost:
             lines.append(f"c{b} remove channel to b{eff.broker_id} ({lost} lost)")
     else:
@@ -195,8 +195,8 @@ def _resigned(w: World, b: int) -> None:
     cs = w.procs[b].controller_session
     if cs:
         w.zk_call("drop_watches", cs, (P.CONTROLLER,))
-    w.channels.drop(RESPONSE, dst=b)
-    w.channels.drop(SHUTDOWN, dst=b)
+    w.ch_call("drop", RESPONSE, None, b)
+    w.ch_call("drop", SHUTDOWN, None, b)
     w.timers = {t for t in w.timers if not (t[0] == b and t[1] == "c")}
     w.queues[b] = tuple(e for e in w.queues[b] if _survives_resignation(e))
 
@@ -406,9 +406,7 @@ def _process_gone(w: World, b: int) -> None:
     for s in (proc.broker_session, proc.controller_session):
         if s:
             w.zk_call("expire_session", s)
-    for key in w.channels.nonempty():
-        if key.src == b or (key.dst == b and key.kind != REQUEST):
-            w.channels.remove(key)
+    w.ch_call("process_gone", b)
     w.writes.pop(b, None)
     w.timers = {t for t in w.timers if t[0] != b}
     w.queues[b] = ()
@@ -418,7 +416,7 @@ def _process_gone(w: World, b: int) -> None:
 
 def do_deliver(w: World, a: A.Action) -> list[str]:
     key: ChannelKey = a.arg  # type: ignore[assignment]
-    msg = w.channels.pop(key)
+    msg = w.ch_call("pop", key)
     if key.kind == REQUEST:
         corr, req = msg  # type: ignore[misc]
         return handle_broker(w, key.dst, RequestReceived(req, corr), key.src, req)
@@ -481,7 +479,7 @@ def do_expire_controller(w: World, a: A.Action) -> list[str]:
 
 
 def do_drop(w: World, a: A.Action) -> list[str]:
-    lost = w.channels.drop_connection(a.broker, a.arg)  # type: ignore[arg-type]
+    lost = w.ch_call("drop_connection", a.broker, a.arg)
     return [f"connection {a.broker}<->{a.arg} DROPPED ({lost} messages lost)"]
 
 

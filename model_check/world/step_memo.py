@@ -52,8 +52,8 @@ KEEP = 4
 
 
 class _Memo:
-    __slots__ = ("config", "entries", "hits", "keepalive", "misses", "token", "zk", "zk_hits",
-                 "zk_misses")
+    __slots__ = ("ch", "ch_hits", "ch_misses", "config", "entries", "hits", "keepalive",
+                 "misses", "token", "zk", "zk_hits", "zk_misses")
 
     def __init__(self, config: WorldConfig, token: tuple, keepalive: list) -> None:
         self.config = config
@@ -65,6 +65,9 @@ class _Memo:
         self.misses = 0
         self.zk_hits = 0  # ZooKeeper calls
         self.zk_misses = 0
+        self.ch: dict[tuple, tuple] = {}  # channel operations (``ch_call``)
+        self.ch_hits = 0
+        self.ch_misses = 0
 
 
 _WORLD_MODULES = frozenset({"model_check.world.zookeeper", "model_check.world.reads"})
@@ -213,6 +216,31 @@ def zk_call(w: World, target: str | Callable[..., Any], args: tuple,
     return result
 
 
+def ch_call(w: World, name: str, args: tuple) -> Any:
+    """``w.channels.<name>(*args)``, memoised while a search runs by (the channels' snapshot,
+    the call), as ``zk_call`` is: a hit leaves the channels a snapshot, never restored. For
+    the operations that take messages off channels (``pop``, ``remove``, ``drop``,
+    ``process_gone``, ``drop_connection``): their arguments are small keys."""
+    memo = _active
+    if memo is None or w._channels is not None or w.config is not _active_config:
+        return getattr(w.channels, name)(*args)
+    snap = w._ch_snap
+    key = (id(snap), name, args)
+    entries = memo.ch
+    hit = entries.get(key)
+    if hit is not None and hit[0] is snap:
+        memo.ch_hits += 1
+        w._ch_snap = hit[2]
+        return hit[1]
+    ch = w.channels
+    result = getattr(ch, name)(*args)
+    if len(entries) >= LIMIT:
+        entries.clear()
+    entries[key] = (snap, result, ch.snapshot())  # the entry keeps ``snap`` alive
+    memo.ch_misses += 1
+    return result
+
+
 def _call(w: World, target: str | Callable[..., Any], args: tuple,
           kwargs: dict[str, Any] | None) -> Any:
     if type(target) is str:
@@ -226,6 +254,7 @@ def stats() -> dict[str, int]:
     memo = _active or (_memos[0] if _memos else None)
     if memo is None:
         return dict.fromkeys(("hits", "misses", "entries", "zk_hits", "zk_misses",
-                              "zk_entries"), 0)
+                              "zk_entries", "ch_hits", "ch_misses"), 0)
     return {"hits": memo.hits, "misses": memo.misses, "entries": len(memo.entries),
-            "zk_hits": memo.zk_hits, "zk_misses": memo.zk_misses, "zk_entries": len(memo.zk)}
+            "zk_hits": memo.zk_hits, "zk_misses": memo.zk_misses, "zk_entries": len(memo.zk),
+            "ch_hits": memo.ch_hits, "ch_misses": memo.ch_misses}

@@ -173,6 +173,33 @@ def _rest_base(rest: tuple, ids: tuple[int, ...]) -> _RestBase:
     return hit
 
 
+def _encoded_queues(queues: dict[int, tuple], ids: tuple[int, ...],
+                    base: _RestBase | None) -> tuple:
+    """The ``queues`` field of ``rest``: a broker's queue that is the restored one keeps the
+    restored encoding (a step changes one queue at most)."""
+    if base is None:
+        return tuple([encode(q) if (q := queues[b]) else () for b in ids])
+    was, old = base.queues, base.snap[1]
+    return tuple([old[i] if (q := queues[b]) is was[b] else _encode_queue(q, was[b], old[i])
+                  for i, b in enumerate(ids)])
+
+
+def _encode_queue(q: tuple, was: tuple, old: tuple) -> tuple:
+    """``encode(q)`` where ``old`` is ``encode(was)``: a step takes the head off a queue or
+    puts one event at either end, and the rest keeps its encoding."""
+    if not q:
+        return ()
+    n = len(q) - len(was)
+    if n == -1 and q == was[1:]:
+        return old[1:]
+    if n == 1:
+        if q[:-1] == was:
+            return (*old, encode(q[-1]))
+        if q[1:] == was:
+            return (encode(q[0]), *old)
+    return encode(q)
+
+
 class LazyCores(dict):
     """broker id -> ``Controller``/``BrokerCore``; an absent id is restored from ``snaps``
     on first access (``w.controllers[b]``). Assigning an entry drops its snapshot in
@@ -301,7 +328,7 @@ class World:
             old, same = (), (False,) * 7
         return _shared_rest((
             old[0] if same[0] else tuple([tuple(procs[b]) for b in ids]),
-            old[1] if same[1] else tuple([encode(q) if (q := queues[b]) else () for b in ids]),
+            old[1] if same[1] else _encoded_queues(queues, ids, base),
             old[2] if same[2] else encode(tuple(sorted(writes.items()))) if writes else (),
             old[3] if same[3] else tuple(sorted(timers)),
             old[4] if same[4] else tuple(sorted(used.items())),
@@ -361,6 +388,11 @@ class World:
         search the answer and the new snapshot may come from the step memo
         (``step_memo.zk_call``) without restoring ZooKeeper."""
         return step_memo.zk_call(self, name, args, kwargs)
+
+    def ch_call(self, name: str, *args: object) -> Any:
+        """``self.channels.<name>(*args)`` for an operation that takes messages off the
+        channels, memoised like ``zk_call`` (``step_memo.ch_call``)."""
+        return step_memo.ch_call(self, name, args)
 
     def zk_read(self, reader: Callable[..., Any], *args: object) -> Any:
         """``reader(self.zk, *args)`` (``reads.py``), memoised like ``zk_call``."""

@@ -43,6 +43,7 @@ def test_a_search_finds_the_same_levels_with_and_without_the_step_memo(
     # the memo did the work: most core steps were answered from it
     assert stats["hits"] > ratio * stats["misses"] > 0, stats
     assert stats["zk_hits"] > zk_ratio * stats["zk_misses"] > 0, stats
+    assert stats["ch_hits"] > zk_ratio * stats["ch_misses"] > 0, stats
 
 
 def test_memoised_steps_give_the_worlds_the_plain_steps_give() -> None:
@@ -143,9 +144,10 @@ def test_the_transition_invariants_read_only_what_the_edge_memo_keys_on() -> Non
     assert read <= {"zk", "controllers", "brokers", "broker", "broker_map"}, read
 
 
-def test_zookeeper_calls_answered_from_the_memo_leave_zookeeper_a_snapshot() -> None:
+def test_zookeeper_and_channel_calls_answered_from_the_memo_leave_them_snapshots() -> None:
     """The second crash of the same broker in the same state is answered from the memo: the
-    world never restores ZooKeeper, and ends in the same state as the first."""
+    world never restores ZooKeeper or the channels, and ends in the same state as the
+    first."""
     st = start(load("mutants-restart"))
     w = World.restore(st.snapshot, st.config)
     crash = next(a for a in w.enabled_actions() if a.kind == "crash")
@@ -155,6 +157,7 @@ def test_zookeeper_calls_answered_from_the_memo_leave_zookeeper_a_snapshot() -> 
         again = World.restore(st.snapshot, st.config)
         again.apply(crash)
         assert again._zk is None  # every ZooKeeper call of the step was a hit
+        assert again._channels is None  # and so was the channels' clean-up
         assert again.snapshot() == first.snapshot()
 
 
