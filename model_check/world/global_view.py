@@ -131,6 +131,9 @@ def global_view(world: World) -> GlobalView:
 
 _LIMIT = 40_000
 _zk_views: dict[tuple, ZkView] = {}
+_zk_views_by_id: dict[int, tuple[tuple, ZkView]] = {}
+"""The same, by the znode tuple's identity first: most worlds share the tuple (a step that
+writes no znode keeps it), and hashing a tuple walks all of it every time."""
 _broker_views: dict[tuple[int, bool, bool, bytes], BrokerView] = {}
 _intern = Shared(_LIMIT)
 """Parts by value: equal parts built from different snapshots are one object, so that the
@@ -151,10 +154,14 @@ def zk_view_of(world: World) -> ZkView:
     the znode tuple itself: hashing it costs less than its digest, and most lookups find the
     very object (identity is tested first)."""
     key = world.zk_snapshot()[0]
+    known = _zk_views_by_id.get(id(key))
+    if known is not None and known[0] is key:
+        return known[1]
     hit = _zk_views.get(key)
     if hit is None:
         hit = _intern(zk_view(world.zk))
         _put(_zk_views, key, hit)
+    _put(_zk_views_by_id, id(key), (key, hit))  # the entry keeps ``key`` alive
     return hit  # type: ignore[return-value]
 
 
