@@ -37,7 +37,7 @@ from model_check.scenario import Scenario
 from model_check.start import Start, start
 from model_check.world import World, WorldConfig, fingerprint
 from model_check.world import actions as A
-from model_check.world.fingerprint import digests, fingerprint_near
+from model_check.world.fingerprint import Near, fingerprint_near
 from model_check.world.step_memo import memoised
 
 ROOT = -1
@@ -116,7 +116,7 @@ def expand(snap: tuple, config: WorldConfig, checks: Checks, view: Any,
     of each other, not the same world."""
     actions = World.restore(snap, config).enabled_actions()
     out = []
-    parent_digests = digests(snap)
+    near = Near(snap)
     before_key = checks.edge_key(view) if checks.edge_key is not None else None
     for i, action in enumerate(actions):
         child = World.restore(snap, config)
@@ -127,7 +127,7 @@ def expand(snap: tuple, config: WorldConfig, checks: Checks, view: Any,
             out.append(Successor(i, action, None, 0, None, found))
             continue
         csnap = child.snapshot()
-        fp = fingerprint_near(csnap, snap, parent_digests)
+        fp = fingerprint_near(csnap, near)
         cview = known.get(fp) if known is not None else None
         if cview is None:
             cview = checks.view(child)

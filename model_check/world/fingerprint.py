@@ -9,9 +9,14 @@ occurrence of the *same* object, so equal snapshots with different sharing would
 different bytes). ``marshal`` is no better: from version 3 it writes references for
 objects whose refcount is above one and flags interned strings.
 
-``fingerprint(snapshot)`` for a tuple is a two-level hash: the first 8 bytes of blake2b
-over the concatenated 16-byte blake2b digests of its elements (``part_digest``); for
-anything else, blake2b of ``encode``. A world snapshot is a flat tuple of its components
+``fingerprint(snapshot)`` for a tuple is a two-level hash: each element has a 16-byte
+blake2b digest (``part_digest``) whose first 8 bytes are its *word*, and the fingerprint is
+the sum, modulo 2**64, of each word times an odd 64-bit weight fixed for its position
+(``_weight``: blake2b of the position) -- a Zobrist-style hash: the words are uniformly
+random, each weighted word is too (an odd multiplier permutes 64-bit values), and so is
+their sum, so two different tuples collide with probability 2**-64 as with any 64-bit hash.
+A successor that changed a few components then gets its fingerprint from its parent's by
+adding the changed terms (``fingerprint_near``). For anything else, blake2b of ``encode``. A world snapshot is a flat tuple of its components
 (ZooKeeper, channels, each controller, each broker core, the rest), and a component an
 untouched step leaves alone is the very same tuple object, so its digest comes from a
 memo keyed by the object's identity (the memo keeps the object alive: an id is never
@@ -27,7 +32,22 @@ import pickle
 
 PROTOCOL = 5
 _LIMIT = 200_000
-_digests: dict[int, tuple[object, bytes]] = {}
+_digests: dict[int, tuple[object, bytes, int]] = {}  # id -> (part, digest, word)
+_MASK = (1 << 64) - 1
+
+
+def _weight(i: int) -> int:
+    d = hashlib.blake2b(b"kcontrol fingerprint position %d" % i, digest_size=8).digest()
+    return int.from_bytes(d, "little") | 1
+
+
+_WEIGHTS = [_weight(i) for i in range(64)]  # grown by ``_weights`` for longer tuples
+
+
+def _weights(n: int) -> list[int]:
+    while len(_WEIGHTS) < n:
+        _WEIGHTS.append(_weight(len(_WEIGHTS)))
+    return _WEIGHTS
 
 
 def encode(snapshot: object) -> bytes:
@@ -44,11 +64,23 @@ def part_digest(part: object) -> bytes:
     hit = _digests.get(id(part))
     if hit is not None and hit[0] is part:
         return hit[1]
+    return _digest(part)[1]
+
+
+def part_word(part: object) -> int:
+    """The first 8 bytes of ``part_digest(part)`` as an int (little-endian)."""
+    hit = _digests.get(id(part))
+    if hit is not None and hit[0] is part:
+        return hit[2]
+    return _digest(part)[2]
+
+
+def _digest(part: object) -> tuple[object, bytes, int]:
     d = hashlib.blake2b(encode(part), digest_size=16).digest()
     if len(_digests) >= _LIMIT:
         _digests.clear()
-    _digests[id(part)] = (part, d)
-    return d
+    entry = _digests[id(part)] = (part, d, int.from_bytes(d[:8], "little"))
+    return entry
 
 
 class Shared:
@@ -75,24 +107,35 @@ class Shared:
 
 def fingerprint(snapshot: object) -> int:
     if type(snapshot) is tuple:
-        data = b"".join([part_digest(p) for p in snapshot])
-    else:
-        data = encode(snapshot)
-    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+        weights = _WEIGHTS if len(snapshot) <= len(_WEIGHTS) else _weights(len(snapshot))
+        return sum(map(int.__mul__, map(part_word, snapshot), weights)) & _MASK
+    return int.from_bytes(hashlib.blake2b(encode(snapshot), digest_size=8).digest(), "little")
 
 
-def digests(snapshot: tuple) -> list[bytes]:
-    """The part digests a tuple's fingerprint is made of."""
-    return [part_digest(p) for p in snapshot]
+class Near:
+    """What ``fingerprint_near`` needs of a parent: its fingerprint and its words."""
+
+    __slots__ = ("fp", "snapshot", "words")
+
+    def __init__(self, snapshot: tuple) -> None:
+        self.snapshot = snapshot
+        self.words = [part_word(p) for p in snapshot]
+        self.fp = fingerprint(snapshot)
 
 
-def fingerprint_near(snapshot: tuple, parent: tuple, parent_digests: list[bytes]) -> int:
-    """``fingerprint(snapshot)`` for a snapshot made from ``parent`` by one step: a component
-    that is the parent's very object takes the parent's digest (``parent_digests``, from
-    ``digests(parent)``) without a lookup. The same value as ``fingerprint``."""
-    data = b"".join([d if p is q else part_digest(p)
-                     for p, q, d in zip(snapshot, parent, parent_digests, strict=True)])
-    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+def fingerprint_near(snapshot: tuple, parent: Near) -> int:
+    """``fingerprint(snapshot)`` for a snapshot made from ``parent.snapshot`` by one step:
+    the parent's fingerprint with the terms of the components that are not the parent's
+    very objects exchanged. The same value as ``fingerprint``."""
+    fp = parent.fp
+    old = parent.snapshot
+    if len(snapshot) != len(old):
+        return fingerprint(snapshot)
+    words = parent.words
+    for i, p in enumerate(snapshot):
+        if p is not old[i]:
+            fp += (part_word(p) - words[i]) * _WEIGHTS[i]
+    return fp & _MASK
 
 
 def fingerprint_plain(snapshot: object) -> int:
