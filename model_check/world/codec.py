@@ -80,16 +80,38 @@ def _build_registry() -> None:
         _by_tag[tag] = (spec[0], cls, spec[2])
 
 
-_enc: dict[int, tuple[object, object]] = {}
-_dec: dict[int, tuple[object, object]] = {}
+_enc: dict[int, tuple[object, object]] = {}  # id(value) -> (value, its encoding)
+_dec: dict[int, tuple[object, object]] = {}  # id(encoding) -> (encoding, its value)
+_old_enc: dict[int, tuple[object, object]] = {}
+_old_dec: dict[int, tuple[object, object]] = {}
+"""The memos in two generations: when the young one is full it becomes the old one (the
+previous old one is dropped), and an entry found in the old one moves back to the young.
+What is still in use survives a turnover: a search's memo never falls off a cliff."""
 
 
 def _remember(obj: object, enc: object) -> None:
+    global _enc, _dec, _old_enc, _old_dec
     if len(_enc) >= _LIMIT:
-        _enc.clear()
-        _dec.clear()
+        _old_enc, _old_dec = _enc, _dec
+        _enc, _dec = {}, {}
     _enc[id(obj)] = (obj, enc)
     _dec[id(enc)] = (enc, obj)
+
+
+def _old_encoding(x: object) -> tuple[object, object] | None:
+    hit = _old_enc.get(id(x))
+    if hit is not None and hit[0] is x:
+        _remember(x, hit[1])
+        return hit
+    return None
+
+
+def _old_decoding(x: object) -> tuple[object, object] | None:
+    hit = _old_dec.get(id(x))
+    if hit is not None and hit[0] is x:
+        _remember(hit[1], x)
+        return hit
+    return None
 
 
 def encode(x: Any) -> Any:
@@ -100,6 +122,31 @@ def encode(x: Any) -> Any:
     hit = _enc.get(id(x))
     if hit is not None and hit[0] is x:
         return hit[1]
+    hit = _old_encoding(x) if _old_enc else None
+    if hit is not None:
+        return hit[1]
+    out = _encode_new(x, t)
+    _remember(x, out)
+    return out
+
+
+def encode_once(x: Any) -> Any:
+    """``encode(x)`` for a value made for one use (an event the world builds for one step):
+    its parts are remembered as ``encode`` does, the value itself is not -- remembering
+    every such value would fill the memo and clear it over and over."""
+    t = type(x)
+    if t in _SCALARS:
+        return x
+    hit = _enc.get(id(x))
+    if hit is not None and hit[0] is x:
+        return hit[1]
+    hit = _old_encoding(x) if _old_enc else None
+    if hit is not None:
+        return hit[1]
+    return _encode_new(x, t)
+
+
+def _encode_new(x: Any, t: type) -> Any:
     if t is tuple:
         items = [encode(y) for y in x]
         out: Any = x if all(a is b for a, b in zip(items, x, strict=True)) else tuple(items)
@@ -118,7 +165,6 @@ def encode(x: Any) -> Any:
             out = (tag, *[encode(y) for y in x])
         else:
             out = (tag, *[encode(getattr(x, f)) for f in fields])
-    _remember(x, out)
     return out
 
 
@@ -128,6 +174,9 @@ def decode(x: Any) -> Any:
         return x
     hit = _dec.get(id(x))
     if hit is not None and hit[0] is x:
+        return hit[1]
+    hit = _old_decoding(x) if _old_dec else None
+    if hit is not None:
         return hit[1]
     head = x[0] if x else None
     if type(head) is str and head[:1] == "\x00":

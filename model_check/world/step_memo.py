@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from model_check.world.codec import encode
+from model_check.world.codec import encode_once
 from model_check.world.cores import shared_snapshot
 from model_check.world.fingerprint import part_digest
 
@@ -122,7 +122,7 @@ def memoised(config: WorldConfig) -> Iterator[_Memo]:
 
 def _event_key(event: object) -> Any:
     try:
-        return encode(event)
+        return encode_once(event)
     except TypeError:
         return None
 
