@@ -100,8 +100,38 @@ def join(parent: str, name: str) -> str:
 ROOT = Znode(EMPTY, 0, 0, 0, 0, 0, ())
 
 
-shared = Shared()
-"""Snapshots, one object per value (``fingerprint.Shared``; ``World.canonical``)."""
+class _SharedSnapshots:
+    """``shared(snapshot)``: one object per value, as ``fingerprint.Shared`` gives, without
+    hashing all the znodes each time: the znode tuple is made one object per value first
+    (remembered by identity: most snapshots keep their parent's), and the snapshot is then
+    looked up by that object's identity and the small fields."""
+
+    __slots__ = ("_by_id", "_nodes", "_table")
+
+    def __init__(self) -> None:
+        self._nodes = Shared()
+        self._by_id: dict[int, tuple[tuple, tuple]] = {}  # id(znodes) -> (them, the shared)
+        self._table: dict[tuple, tuple] = {}
+
+    def __call__(self, snap: tuple) -> tuple:
+        nodes = snap[0]
+        known = self._by_id.get(id(nodes))
+        if known is None or known[0] is not nodes:
+            if len(self._by_id) >= 100_000:
+                self._by_id.clear()
+            known = self._by_id[id(nodes)] = (nodes, self._nodes(nodes))  # type: ignore[assignment]
+        one = known[1]
+        key = (id(one), *snap[1:])  # the shared snapshot holds ``one``: its id stays its own
+        hit = self._table.get(key)
+        if hit is None:
+            if len(self._table) >= 100_000:
+                self._table.clear()
+            hit = self._table[key] = snap if one is nodes else (one, *snap[1:])
+        return hit
+
+
+shared = _SharedSnapshots()
+"""Snapshots, one object per value (``World.canonical``)."""
 
 
 class _Base(NamedTuple):
