@@ -104,6 +104,9 @@ class Successor(NamedTuple):  # a tuple: built once per step, it must be cheap
     real_fp: int | None = None  # the world's own fingerprint when ``fp`` is a class key
 
 
+_new = tuple.__new__  # ``Successor(...)`` without the generated ``__new__``'s call
+
+
 def expand(snap: tuple, config: WorldConfig, checks: Checks, view: Any,
            known: dict[int, Any] | None = None,
            canon: Callable[[tuple], int] | None = None) -> list[Successor]:
@@ -133,7 +136,7 @@ def expand(snap: tuple, config: WorldConfig, checks: Checks, view: Any,
             cview = checks.view(child)
         found = checks.on_edge(view, cview, before_key)
         if canon is None:
-            out.append(Successor(i, action, csnap, fp, cview, found))
+            out.append(_new(Successor, (i, action, csnap, fp, cview, found, None)))
         else:
             out.append(Successor(i, action, csnap, canon(csnap), cview, found, fp))
     return out
