@@ -52,7 +52,7 @@ _shared_key = Shared(1_000)
 _PAIRS: dict[int, tuple[tuple, dict]] = {}
 
 
-def _pairs_of(snap: tuple) -> dict:
+def pairs_of(snap: tuple) -> dict:
     """``{key: (encoded key, encoded queue)}`` of a snapshot, memoised by its identity
     (shared: callers copy it)."""
     hit = _PAIRS.get(id(snap))
@@ -87,7 +87,7 @@ class Channels:
         ch = cls.__new__(cls)
         ch.bound = bound
         ch.queues = decoded_dict(snap).copy()
-        ch._pairs = _pairs_of(snap).copy()
+        ch._pairs = pairs_of(snap).copy()
         ch._snap = snap
         return ch
 

@@ -37,7 +37,7 @@ from fsm.znodes import ControllerEpochZnode
 from model_check.world import actions as A
 from model_check.world import executor as X
 from model_check.world import step_memo
-from model_check.world.channels import Channels
+from model_check.world.channels import ChannelKey, Channels, pairs_of
 from model_check.world.channels import shared as channels_shared
 from model_check.world.codec import decode, encode
 from model_check.world.config import WorldConfig
@@ -398,6 +398,13 @@ class World:
         """``reader(self.zk, *args)`` (``reads.py``), memoised like ``zk_call``."""
         return step_memo.zk_call(self, reader, args)
 
+    def channel_keys(self) -> list[ChannelKey]:
+        """The non-empty channels, sorted, read without restoring the channels."""
+        ch = self._channels
+        if ch is not None:
+            return ch.nonempty()
+        return sorted(pairs_of(self._ch_snap))
+
     def zk_snapshot(self) -> tuple:
         """ZooKeeper's component snapshot (without restoring it)."""
         zk = self._zk
@@ -471,7 +478,7 @@ class World:
             n = self._next_notification(cs) if cs else None
             if n is not None:
                 out.append(A.Action(A.NOTIFY, b, n.path))
-        for key in self.channels.nonempty():
+        for key in self.channel_keys():
             if self.procs[key.dst].up:
                 out.append(A.Action(A.DELIVER, key.src, key))
         for b in ids:
@@ -508,7 +515,7 @@ class World:
                     if self.procs[b].up
                     and (b in self.writes or controller_facts(self, b).active)]
         if self.left(A.DROP) > 0:
-            pairs = sorted({tuple(sorted((k.src, k.dst))) for k in self.channels.nonempty()})
+            pairs = sorted({tuple(sorted((k.src, k.dst))) for k in self.channel_keys()})
             out += [A.Action(A.DROP, a, b) for a, b in pairs]
         return out
 
@@ -533,7 +540,7 @@ class World:
         unnoticed session expiry or non-periodic timer."""
         if self._pending() or self.writes:
             return False
-        if any(self.procs[k.dst].up for k in self.channels.nonempty()):
+        if any(self.procs[k.dst].up for k in self.channel_keys()):
             return False
         if any(self.queues[b] for b in self.config.broker_ids if self.procs[b].up):
             return False
