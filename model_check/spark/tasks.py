@@ -70,10 +70,6 @@ the dedupe task merges what two flushes both hold."""
 KNOWN_LIMIT = 200_000
 """Views a worker keeps by fingerprint for a run (a cache: a view is a function of the state;
 a frontier state's view was often built by the same worker as a successor a level before)."""
-GC_THRESHOLD = (50_000, 20, 100)
-"""Collector thresholds while a task runs: unpacking and expanding states allocates tuples
-by the million, nearly all of them live until the task ends; the default (700, 10, 10)
-spends ~15% of an expand task in collections that free nothing."""
 
 
 def partition_key(key: int) -> int:
@@ -132,16 +128,28 @@ def first(a: Finding | None, b: Finding | None) -> Finding | None:
 
 @contextmanager
 def _task(patch: ExecutorPatch | None, config: WorldConfig | None = None) -> Iterator[None]:
-    """A task's surroundings: the patch (mutant) applied, the collector relaxed, and with a
-    ``config`` the cores' steps memoised (``step_memo``, after the patch: the memo belongs to
-    the patched code); all undone after, since the Python worker is reused."""
-    thresholds = gc.get_threshold()
-    gc.set_threshold(*GC_THRESHOLD)
+    """A task's surroundings: the patch (mutant) applied, the cyclic collector off, and with
+    a ``config`` the cores' steps memoised (``step_memo``, after the patch: the memo belongs
+    to the patched code); undone after, since the Python worker is reused.
+
+    **The collector.** A task allocates tuples by the million, nearly all of them kept until
+    it ends, and the run's memos (``step_memo``, the codec's, the views) outlive it; the
+    world makes no reference cycles (``search._no_cyclic_gc``). So the collector is off for
+    the task, and at its end everything alive is frozen (``gc.freeze``: moved to a
+    generation the collector never scans). PySpark's daemon runs a full ``gc.collect()``
+    after every task of a reused worker: unfrozen, that traversed the whole memo heap -- 5 s
+    after each of ``standard``'s largest expand tasks, with the worker busy meanwhile, so
+    PySpark forked extra workers that warmed memos of their own. Frozen, it scans what the
+    task left unfrozen: nothing. Memory is still freed by reference counting."""
+    was = gc.isenabled()
+    gc.disable()
     try:
         with applied(patch), memoised(config) if config is not None else nullcontext():
             yield
     finally:
-        gc.set_threshold(*thresholds)
+        gc.freeze()
+        if was:
+            gc.enable()
 
 
 def frontier_states(records: Iterable[tuple[int, tuple]]
@@ -233,8 +241,14 @@ def dedupe_partition(metas: Accumulator, split: int, records: Iterable[tuple[int
             if tag == CAND:
                 for cand in unpack_bundle(val[1]):
                     cur = cands.get(cand[0])
-                    if cur is None or cand[1] < cur[1]:
+                    if cur is None:
                         cands[cand[0]] = cand
+                    elif cand[1] < cur[1]:
+                        # the same world (same fingerprint) by a smaller path: keep the
+                        # snapshot first seen, so the new states stay grouped by the bundle
+                        # they came in and their packed bundle shares their components
+                        cands[cand[0]] = cand if cand[5] != cur[5] else \
+                            (cur[0], cand[1], cur[2], cur[3], cand[4], cur[5])
             elif tag == VISITED:
                 assert store is None, f"partition {split}: two visited stores"
                 store = VisitedStore(val[1], val[2], val[3])
