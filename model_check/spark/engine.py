@@ -1,32 +1,39 @@
 """Level-synchronous breadth-first search on Spark, state for state the local engine's.
 
-A level's output is one persisted dataset, hash-partitioned by fingerprint: partition ``i``
-holds the visited store of the fingerprints ``fp % partitions == i`` (with each one's
-parent pointer) and the states of that partition first reached at this level, in bundles
-(``tasks``). Level ``d`` is one Spark job of two stages, after which the lineage is cut:
+Level ``d``'s **input** is one dataset, hash-partitioned by key: partition ``i`` holds the
+visited store of the keys ``k % partitions == i`` (each with its parent pointer) and the
+candidates for level ``d`` of that partition, which the tasks of level ``d - 1`` sent it
+(``tasks``). Level ``d`` is one Spark job, and one Python task per partition
+(``tasks.level_partition``):
 
-1. **expand** (on the executors, reading the last output): every frontier state is
-   expanded with ``search.expand`` -- the local engine's unit: the same world, controller
-   and broker code, the same edge checks; each successor's state invariants are checked
-   there too; duplicates inside a task are combined (smallest path kept); a small frontier
-   is expanded by fewer tasks;
-2. **shuffle** the candidates into the partitioner of the store;
-3. **dedupe**: partition ``i`` of the last output is unioned with partition ``i`` of the
-   candidates (the same partitioner, so the store is never reshuffled); candidates the store
-   has not seen join it and are the next frontier; each task reports (generated, new, first
-   violation) through an accumulator;
-4. the output is persisted, ``localCheckpoint``-ed (or ``checkpoint``-ed to
+1. **dedupe**: the candidates the store has not seen (smallest path each) are the level's
+   new states of the partition; they join the store; the level's sums and its first
+   violation (a new state's state invariants, checked where it was generated, or a step's
+   transition invariants) go to the driver through an accumulator;
+2. **expand** (unless the level is the depth bound, or the partition holds a violation: the
+   run stops there): the new states are expanded at once with ``search.expand`` -- the local
+   engine's unit: the same world, controller and broker code, the same edge checks; each
+   successor's state invariants are checked there too; duplicates inside a task are
+   combined (smallest path kept);
+3. the successors, keyed by partition, and the store are **shuffled** into the next level's
+   input, which is persisted, ``localCheckpoint``-ed (or ``checkpoint``-ed to
    ``spark.kcontrol.checkpointDir`` when the Spark conf names one, for clusters that may
-   lose an executor), and materialised by a count on the JVM side.
+   lose an executor) and materialised by a count on the JVM side.
+
+A new state is unpacked once, in the task that expands it; no level's states are packed
+again, cached or read back (an earlier version wrote each level's new states out as a
+dataset of its own and read them back in a second stage). Level 0's input holds the start
+state as a seed (expanded without dedupe) in a job of its own; its time counts to level 1.
 
 Order and parents: a state's key is the smallest action-index path that reaches it
 (``encoding``), the order in which the local engine meets it, so the recorded parent, the
 first violation and the counterexample are the local engine's whatever the partitioning.
 The first level holding a violation stops the run; that level's counts are cut where the
-local engine stops (two small jobs), and the trace is rebuilt by walking parent pointers
-back through the visited store (one single-partition lookup per step) -- checked against
-the path -- then replayed by ``counterexample.rebuild`` in the driver. The same cut applies
-to ``max_states``.
+local engine stops (small jobs that deduplicate the level's input, and the input of the
+level before, again: ``tasks.level_states``), and the trace is rebuilt by walking parent
+pointers back through the visited store (one single-partition lookup per step) -- checked
+against the path -- then replayed by ``counterexample.rebuild`` in the driver. The same cut
+applies to ``max_states``.
 """
 
 from __future__ import annotations
@@ -54,10 +61,6 @@ from model_check.symmetry import canonicalizer
 from model_check.world import fingerprint
 
 CHECKPOINT_DIR_CONF = "spark.kcontrol.checkpointDir"
-MIN_STATES_PER_TASK = 64
-"""A frontier of fewer than ``partitions * MIN_STATES_PER_TASK`` states is expanded by fewer
-tasks (each task costs a Python round trip; a level of a few states is common near the
-start and the end)."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,6 @@ class SparkOptions:
     master: str | None = None  # None: the running context's, spark-submit's, or local[*]
     partitions: int | None = None  # None: session.default_partitions
     patch: ExecutorPatch | None = None  # applied around every executor task (mutants)
-    min_states_per_task: int = MIN_STATES_PER_TASK  # 1: one expand task per partition
 
 
 @dataclass
@@ -100,7 +102,7 @@ def spark_bfs(scenario: Scenario, checks: Checks, options: Options | None = None
         run.result.violation = Violation(st.found.invariant, st.found.detail, (), st.setup)
     else:
         job = T.Job(st.config, checks, partitions, symmetric, spark.patch, run=uuid.uuid4().hex)
-        _Search(sc, checkpoint_dir, st, job, run, on_level, spark.min_states_per_task).run(
+        _Search(sc, checkpoint_dir, st, job, run, on_level).run(
             scenario.depth if options.depth is None else options.depth,
             scenario.max_states if options.max_states is None else options.max_states)
     run.result.seconds = time.perf_counter() - t0
@@ -117,16 +119,15 @@ def _result(scenario: Scenario, checks: Checks, symmetric: bool) -> Result:
 
 class _Search:
     def __init__(self, sc, checkpoint_dir: str | None, st: Start, job: T.Job,  # noqa: ANN001
-                 run: SparkRun, on_level: Callable[[Level], None] | None,
-                 min_states_per_task: int) -> None:
+                 run: SparkRun, on_level: Callable[[Level], None] | None) -> None:
         self.sc, self.n, self.checkpoint_dir = sc, job.partitions, checkpoint_dir
-        self.min_states_per_task = min_states_per_task
         self.st, self.job, self.spark_run, self.on_level = st, job, run, on_level
 
     # ------------------------------------------------------------ datasets
 
     def _initial(self):  # noqa: ANN202
-        """Level 0's output: every partition's visited store, the start state alone."""
+        """Level 0's input: every partition's visited store, the start state alone, and the
+        start state as a seed."""
         snap = self.st.snapshot
         real = fingerprint(snap)
         key = canonicalizer(self.st.config)(snap) if self.job.symmetric else real
@@ -136,49 +137,42 @@ class _Search:
             if i == key % self.n:
                 store.add([key], [0], [ROOT])
             records.append((i, (T.VISITED, *store.to_bytes())))
-        records.append((key % self.n, (T.FRONTIER, pack_bundle([(key, b"", snap, real)]))))
+        records.append((key % self.n, (T.SEED, pack_bundle([(key, b"", snap, real)]))))
         return self.sc.parallelize(records, self.n).partitionBy(self.n, T.partition_key)
 
-    def _level(self, previous, frontier_size: int):  # noqa: ANN001, ANN202
-        """One level: ``previous`` (the last level's output) -> (this level's output,
-        each partition's (generated, new, finding))."""
-        # a small frontier is expanded by fewer tasks; the dedupe stage keeps all
-        # partitions: it is co-partitioned with the store
-        tasks = min(self.n, max(1, frontier_size // self.min_states_per_task))
-        source = previous if tasks == self.n else previous.coalesce(tasks)
-        expanded = source.mapPartitionsWithIndex(
-            functools.partial(T.expand_partition, self.job))
-        candidates = expanded.partitionBy(self.n, T.partition_key)
-        both = previous.union(candidates)
-        assert both.getNumPartitions() == self.n, \
-            f"the visited store and the candidates are not co-partitioned " \
-            f"({both.getNumPartitions()} partitions, expected {self.n})"
+    def _level(self, inp, expand_new: bool):  # noqa: ANN001, ANN202
+        """One level: its input -> (the next level's input, each partition's (generated,
+        new, finding) at this level)."""
         metas = self.sc.accumulator({}, T.PartitionMetas())
-        out = both.mapPartitionsWithIndex(functools.partial(T.dedupe_partition, metas),
-                                          preservesPartitioning=True)
-        out.persist()
+        nxt = inp.mapPartitionsWithIndex(
+            functools.partial(T.level_partition, self.job, metas, expand_new)
+        ).partitionBy(self.n, T.partition_key)
+        nxt.persist()
         if self.checkpoint_dir:
-            out.checkpoint()
+            nxt.checkpoint()
         else:
-            out.localCheckpoint()
+            nxt.localCheckpoint()
         # materialise the level with a count on the JVM side: a Python action would read
-        # every state of the level back through a Python worker for nothing
-        out._jrdd.count()
+        # every record of the next level through a Python worker for nothing
+        nxt._jrdd.count()
         got = metas.value
-        assert sorted(got) == list(range(self.n)), f"dedupe sums from partitions {sorted(got)}"
-        return out, [got[i] for i in range(self.n)]
+        assert sorted(got) == list(range(self.n)), f"level sums from partitions {sorted(got)}"
+        return nxt, [got[i] for i in range(self.n)]
 
     # ------------------------------------------------------------ the loop
 
     def run(self, depth_bound: int, max_states: int) -> None:
         result = self.spark_run.result
-        previous = self._initial()
-        frontier_size, cached = 1, None
+        if depth_bound < 1:
+            return
+        t = time.perf_counter()
+        before = self._initial()  # level 0's input
+        inp, _ = self._level(before, True)  # the start state expanded: level 1's input
+        frontier_size = 1
         for depth in range(1, depth_bound + 1):
             if frontier_size == 0:
                 return
-            t = time.perf_counter()
-            out, metas = self._level(previous, frontier_size)
+            nxt, metas = self._level(inp, depth < depth_bound)
             generated = sum(m[0] for m in metas)
             new = sum(m[1] for m in metas)
             finding = None
@@ -186,14 +180,16 @@ class _Search:
                 finding = T.first(finding, m[2])
             room = max(max_states - result.distinct_states, 1)
             if finding is not None or new >= room:
-                self._cut(depth, previous, frontier_size, out, finding,
+                self._cut(depth, before, inp, nxt, frontier_size, finding,
                           room if new >= room else None, t)
                 return
             self._record(Level(depth, frontier_size, generated, new, generated - new,
                                time.perf_counter() - t))
-            if cached is not None:
-                cached.unpersist()
-            previous = cached = out
+            t = time.perf_counter()
+            # kept: this level's input (its states, should the next level be cut) and the
+            # next level's
+            before.unpersist()
+            before, inp = inp, nxt
             frontier_size = new
         if frontier_size:
             result.bounded_by = "depth"
@@ -208,12 +204,14 @@ class _Search:
         if self.on_level is not None:
             self.on_level(level)
 
-    def _cut(self, depth: int, frontier, frontier_size: int, out,  # noqa: ANN001
+    def _cut(self, depth: int, before, inp, nxt, frontier_size: int,  # noqa: ANN001
              finding: T.Finding | None, room: int | None, t: float) -> None:
         """The level where the local engine stops early: at the first violation in its
-        order, or at the state that fills ``max_states``, whichever comes first."""
+        order, or at the state that fills ``max_states``, whichever comes first. ``before``
+        and ``inp``: the inputs of the level before and of this one (their states are
+        deduplicated again); ``nxt``: this level's output (the store with its states)."""
         result = self.spark_run.result
-        paths = out.mapPartitions(T.frontier_paths)
+        paths = inp.mapPartitionsWithIndex(T.level_paths).persist()
         limit = None
         if room is not None:  # the path of the room-th new state, in the local order
             limit = paths.takeOrdered(room)[-1]
@@ -222,14 +220,14 @@ class _Search:
         else:
             finding, cut, cut_is_new = None, limit, True
             result.bounded_by = "max-states"
-        before = paths.filter(functools.partial(_before, cut)).count()
-        new = before + (1 if cut_is_new else 0)
-        generated = frontier.mapPartitions(functools.partial(
+        new = paths.filter(functools.partial(_before, cut)).count() + (1 if cut_is_new else 0)
+        paths.unpersist()
+        generated = before.mapPartitionsWithIndex(functools.partial(
             T.count_edges_before, self.job, cut[:-2], last_index(cut))).sum()
         self._record(Level(depth, frontier_size, generated, new, generated - new,
                            time.perf_counter() - t))
         if finding is not None:
-            path = self._walk_back(out, finding)
+            path = self._walk_back(nxt, finding)
             assert path == path_indices(finding.path), \
                 f"parent pointers give {path}, the discovery order {path_indices(finding.path)}"
             result.violation = Violation(finding.invariant, finding.detail, path, self.st.setup)

@@ -1,5 +1,5 @@
-"""What the executors run: expand a frontier partition, deduplicate against the visited
-store, and the few small lookups the driver needs at the end.
+"""What the executors run: one level of one partition -- deduplicate, then expand -- and the
+few small lookups the driver needs at the end.
 
 Everything here is a module-level function of plain values (``Job`` is the per-run constant
 part), so Spark ships it by reference and the executors import the same world, controller
@@ -15,25 +15,30 @@ Records are ``(key, value)`` pairs; ``value[0]`` is a tag:
 =========  ======================  ============================================================
 tag        key                     value
 =========  ======================  ============================================================
-FRONTIER   partition number        ``(FRONTIER, bundle)`` of ``(key, path, snapshot, fp)``:
-                                   states new at the last level
 VISITED    partition number        ``(VISITED, fps, parents, indices)``: the visited store
 CAND       partition number        ``(CAND, bundle)`` of ``(key, path, snapshot, found,
                                    parent key, fp)``: successors for that partition,
-                                   combined per expand task (smallest path kept)
+                                   combined per task (smallest path kept)
 EDGE       child key (0: raised)   ``(EDGE, path, (invariant, detail), parent key)``: a step
                                    that violated a transition invariant or raised
-GENERATED  expand task number      ``(GENERATED, n)``: successors an expand task generated
+GENERATED  the task's partition    ``(GENERATED, n)``: successors a task generated
+SEED       partition number        ``(SEED, bundle)`` of ``(key, path, snapshot, fp)``: states
+                                   to expand as they are (the start state)
 =========  ======================  ============================================================
 
 A state's *key* is its fingerprint ``fp``, or with symmetry reduction its class key (the
 same for all its renamings; the world kept is the first found, as in the local engine).
-A state with key ``k`` belongs to partition ``k % partitions``; every record above
-is keyed so that ``partition_key(key) % partitions`` is the partition it belongs to. A
-level's output (visited store and new frontier of partition ``i``: the output of dedupe
-task ``i``) has the partitioner of the shuffled candidates, so their union lines partition
-``i`` up with partition ``i``, and the store never moves. A dedupe task's sums go to the
-driver through an accumulator, so that no second pass over the output is needed.
+A state with key ``k`` belongs to partition ``k % partitions``; every record above is keyed
+so that ``partition_key(key) % partitions`` is the partition it belongs to.
+
+**One task per partition and level** (``level_partition``): partition ``i`` of a level's
+input holds the visited store of partition ``i`` and the candidates every task of the last
+level sent it. The task keeps the candidates the store has not seen (smallest path each:
+the new states of this level), adds them to the store, reports the level's sums and first
+violation for the partition through an accumulator, and -- unless the level is the last --
+expands the new states at once: their successors, keyed by partition, and the store are
+the next level's input, after one shuffle. The new states are unpacked once, in the task
+that expands them; they are never packed again, cached, or read back.
 """
 
 from __future__ import annotations
@@ -60,16 +65,16 @@ from model_check.symmetry import canonicalizer
 from model_check.world import World, WorldConfig
 from model_check.world.step_memo import memoised
 
-FRONTIER, VISITED, CAND, EDGE, GENERATED = range(5)
+VISITED, CAND, EDGE, GENERATED, SEED = range(5)
 
 BUNDLE = 1000
 """States per bundle."""
 FLUSH_AT = 20_000
-"""An expand task emits its combined successors when it holds this many (bounded memory);
-the dedupe task merges what two flushes both hold."""
+"""A task emits its combined successors when it holds this many (bounded memory); the next
+level's tasks merge what two flushes both hold."""
 KNOWN_LIMIT = 200_000
 """Views a worker keeps by fingerprint for a run (a cache: a view is a function of the state;
-a frontier state's view was often built by the same worker as a successor a level before)."""
+a new state's view was often built by the same worker as a successor a level before)."""
 
 
 def partition_key(key: int) -> int:
@@ -152,54 +157,116 @@ def _task(patch: ExecutorPatch | None, config: WorldConfig | None = None) -> Ite
             gc.enable()
 
 
-def frontier_states(records: Iterable[tuple[int, tuple]]
-                    ) -> Iterator[tuple[int, bytes, tuple, int]]:
-    """``(key, path, snapshot, fingerprint)`` of every frontier state in a partition of a
-    level's output (the key is the fingerprint, or with symmetry the class key)."""
-    for _key, val in records:
-        if val[0] == FRONTIER:
-            yield from unpack_bundle(val[1])
+# ---------------------------------------------------------------- one level of a partition
 
 
-def expand_partition(job: Job, split: int, records: Iterable[tuple[int, tuple]]
-                     ) -> Iterator[tuple[int, tuple]]:
-    """Expand every frontier state of the partition with ``search.expand`` (the local
-    engine's unit), check the new states' invariants here, combine duplicates: per key, the
-    successor with the smallest path (with symmetry, the world kept for a class is that
-    one, as in the local engine)."""
+class Dedupe(NamedTuple):
+    """What deduplicating a partition's input gives: the new states in the order first met
+    (``(key, path, snapshot, found, parent key, fp)``), the states to expand as they are
+    (``SEED``), the store with the new states added, and the level's sums."""
+
+    new: list[tuple]
+    seeds: list[tuple]
+    store: VisitedStore
+    generated: int
+    finding: Finding | None
+
+
+def dedupe(split: int, records: Iterable[tuple[int, tuple]]) -> Dedupe:
+    """Partition ``split`` of a level's input: keep the candidates the store has not seen
+    (smallest path each), add them to the store; the first violation among them and among
+    the level's steps (``EDGE``)."""
+    store: VisitedStore | None = None
+    cands: dict[int, tuple] = {}
+    seeds: list[tuple] = []
+    finding: Finding | None = None
+    generated = 0
+    for key, val in records:
+        tag = val[0]
+        if tag == CAND:
+            for cand in unpack_bundle(val[1]):
+                cur = cands.get(cand[0])
+                if cur is None:
+                    cands[cand[0]] = cand
+                elif cand[1] < cur[1]:
+                    # the same world (same fingerprint) by a smaller path: keep the snapshot
+                    # first seen, so that the new states stay grouped by the bundle they came
+                    # in (their components shared); another world of the class: take it
+                    cands[cand[0]] = cand if cand[5] != cur[5] else \
+                        (cur[0], cand[1], cur[2], cur[3], cand[4], cur[5])
+        elif tag == VISITED:
+            assert store is None, f"partition {split}: two visited stores"
+            store = VisitedStore(val[1], val[2], val[3])
+        elif tag == EDGE:
+            _, path, (invariant, detail), parent = val
+            finding = first(finding, Finding(path, "edge", invariant, detail, key, parent))
+        elif tag == GENERATED:
+            generated += val[1]
+        elif tag == SEED:
+            seeds.extend(unpack_bundle(val[1]))
+        else:
+            raise AssertionError(f"partition {split}: unexpected record tag {tag}")
+    assert store is not None, f"partition {split}: no visited store (partitioners differ?)"
+    seen = set(store.fps)
+    new = [c for key, c in cands.items() if key not in seen]
+    for key, path, _snap, found, parent, _real in new:
+        if found is not None:
+            finding = first(finding, Finding(path, "state", found[0], found[1], key, parent))
+    store.add([c[0] for c in new], [c[4] for c in new], [last_index(c[1]) for c in new])
+    return Dedupe(new, seeds, store, generated, finding)
+
+
+def level_partition(job: Job, metas: Accumulator, expand_new: bool, split: int,
+                    records: Iterable[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
+    """One level of partition ``split`` (module docstring): the store, then -- when
+    ``expand_new`` and the partition holds no violation (the run stops at this level) --
+    the successors of the new states and of the seeds."""
+    with _task(job.patch, job.config):
+        d = dedupe(split, records)
+        metas.add({split: (d.generated, len(d.new), d.finding)})
+        yield split, (VISITED, *d.store.to_bytes())
+        if expand_new and d.finding is None:
+            states = [(c[0], c[1], c[2], c[5]) for c in d.new] + d.seeds
+            del d
+            yield from _expand(job, split, states)
+
+
+def _expand(job: Job, split: int, states: list[tuple]) -> Iterator[tuple[int, tuple]]:
+    """Expand every state with ``search.expand`` (the local engine's unit), check the new
+    states' invariants here, combine duplicates: per key, the successor with the smallest
+    path (with symmetry, the world kept for a class is that one, as in the local engine)."""
     config = job.config
     checks, known = _run_state(job)  # known: views by the worlds' own fingerprints
-    with _task(job.patch, config):
-        canon = canonicalizer(config) if job.symmetric else None
-        out: dict[int, list] = {}  # key -> [path, snapshot, found, parent key, fingerprint]
-        generated = 0
-        for key, path, snap, real in frontier_states(records):
-            snap = World.canonical(snap)
-            view = known.get(real)
-            if view is None:
-                view = checks.view(World.restore(snap, config))
-            if len(known) >= KNOWN_LIMIT:
-                known.clear()
-            for s in expand(snap, config, checks, view, known, canon):
-                generated += 1
-                child_path = path + step(s.index)
-                if s.found is not None:
-                    yield s.fp, (EDGE, child_path, tuple(s.found), key)
-                    continue
-                child_real = s.fp if s.real_fp is None else s.real_fp
-                known.setdefault(child_real, s.view)
-                cur = out.get(s.fp)
-                if cur is None or (child_path < cur[0] and child_real != cur[4]):
-                    found = checks.on_state(s.view)
-                    out[s.fp] = [child_path, s.snapshot, None if found is None else tuple(found),
-                                 key, child_real]
-                elif child_path < cur[0]:  # the same world by a smaller path
-                    cur[0], cur[3] = child_path, key
-            if len(out) >= FLUSH_AT:
-                yield from _candidates(out, job.partitions)
-                out.clear()
-        yield from _candidates(out, job.partitions)
-        yield split, (GENERATED, generated)
+    canon = canonicalizer(config) if job.symmetric else None
+    out: dict[int, list] = {}  # key -> [path, snapshot, found, parent key, fingerprint]
+    generated = 0
+    for key, path, snap, real in states:
+        snap = World.canonical(snap)
+        view = known.get(real)
+        if view is None:
+            view = checks.view(World.restore(snap, config))
+        if len(known) >= KNOWN_LIMIT:
+            known.clear()
+        for s in expand(snap, config, checks, view, known, canon):
+            generated += 1
+            child_path = path + step(s.index)
+            if s.found is not None:
+                yield s.fp, (EDGE, child_path, tuple(s.found), key)
+                continue
+            child_real = s.fp if s.real_fp is None else s.real_fp
+            known.setdefault(child_real, s.view)
+            cur = out.get(s.fp)
+            if cur is None or (child_path < cur[0] and child_real != cur[4]):
+                found = checks.on_state(s.view)
+                out[s.fp] = [child_path, s.snapshot, None if found is None else tuple(found),
+                             key, child_real]
+            elif child_path < cur[0]:  # the same world by a smaller path
+                cur[0], cur[3] = child_path, key
+        if len(out) >= FLUSH_AT:
+            yield from _candidates(out, job.partitions)
+            out.clear()
+    yield from _candidates(out, job.partitions)
+    yield split, (GENERATED, generated)
 
 
 def _candidates(out: dict[int, list], partitions: int) -> Iterator[tuple[int, tuple]]:
@@ -213,9 +280,9 @@ def _candidates(out: dict[int, list], partitions: int) -> Iterator[tuple[int, tu
 
 
 class PartitionMetas(AccumulatorParam):
-    """Accumulates ``{partition: (generated, new, finding)}`` from the dedupe tasks. A task
-    run twice (a lost cached block recomputed) writes the same entry again: idempotent,
-    where summing counts would not be."""
+    """Accumulates ``{partition: (generated, new, finding)}`` from a level's tasks. A task
+    run twice (a lost block recomputed) writes the same entry again: idempotent, where
+    summing counts would not be."""
 
     def zero(self, value: dict) -> dict:
         return {}
@@ -225,65 +292,34 @@ class PartitionMetas(AccumulatorParam):
         return a
 
 
-def dedupe_partition(metas: Accumulator, split: int, records: Iterable[tuple[int, tuple]]
-                     ) -> Iterator[tuple[int, tuple]]:
-    """Partition ``split`` of (last level's output + candidates): keep the candidates the
-    store has not seen (smallest path each), add them to the store; emit the store and the
-    new states (the next frontier), and the sums and first violation of this partition
-    through ``metas``. The last level's frontier records are passed over."""
-    with _task(None):
-        store: VisitedStore | None = None
-        cands: dict[int, tuple] = {}
-        finding: Finding | None = None
-        generated = 0
-        for key, val in records:
-            tag = val[0]
-            if tag == CAND:
-                for cand in unpack_bundle(val[1]):
-                    cur = cands.get(cand[0])
-                    if cur is None:
-                        cands[cand[0]] = cand
-                    elif cand[1] < cur[1]:
-                        # the same world (same fingerprint) by a smaller path: keep the
-                        # snapshot first seen, so the new states stay grouped by the bundle
-                        # they came in and their packed bundle shares their components
-                        cands[cand[0]] = cand if cand[5] != cur[5] else \
-                            (cur[0], cand[1], cur[2], cur[3], cand[4], cur[5])
-            elif tag == VISITED:
-                assert store is None, f"partition {split}: two visited stores"
-                store = VisitedStore(val[1], val[2], val[3])
-            elif tag == EDGE:
-                _, path, (invariant, detail), parent = val
-                finding = first(finding, Finding(path, "edge", invariant, detail, key, parent))
-            elif tag == GENERATED:
-                generated += val[1]
-            elif tag != FRONTIER:
-                raise AssertionError(f"partition {split}: unexpected record tag {tag}")
-        assert store is not None, f"partition {split}: no visited store (partitioners differ?)"
-        seen = set(store.fps)
-        new = [c for key, c in cands.items() if key not in seen]
-        for key, path, _snap, found, parent, _real in new:
-            if found is not None:
-                finding = first(finding, Finding(path, "state", found[0], found[1], key, parent))
-        store.add([c[0] for c in new], [c[4] for c in new], [last_index(c[1]) for c in new])
-        metas.add({split: (generated, len(new), finding)})
-        yield split, (VISITED, *store.to_bytes())
-        for k in range(0, len(new), BUNDLE):
-            yield split, (FRONTIER, pack_bundle([(c[0], c[1], c[2], c[5])
-                                                 for c in new[k:k + BUNDLE]]))
-
-
 # ---------------------------------------------------------------- the cut level
 
 
-def count_edges_before(job: Job, parent_path: bytes, last: int,
+def level_states(split: int, records: Iterable[tuple[int, tuple]]
+                 ) -> Iterator[tuple[int, bytes, tuple, int]]:
+    """``(key, path, snapshot, fingerprint)`` of the states a partition of a level's input
+    holds at that level: its new states (deduplicated again: the same ones as the level's
+    task found) and its seeds."""
+    d = dedupe(split, records)
+    for key, path, snap, _found, _parent, real in d.new:
+        yield key, path, snap, real
+    for key, path, snap, real in d.seeds:
+        yield key, path, snap, real
+
+
+def level_paths(split: int, records: Iterable[tuple[int, tuple]]) -> Iterator[bytes]:
+    for _key, path, _snap, _real in level_states(split, records):
+        yield path
+
+
+def count_edges_before(job: Job, parent_path: bytes, last: int, split: int,
                        records: Iterable[tuple[int, tuple]]) -> Iterator[int]:
     """Successors the local engine generates before stopping at the step
-    ``parent_path + last``: all of every frontier state ordered before ``parent_path``,
-    ``last + 1`` of that state."""
+    ``parent_path + last``, over the states of the level before (a partition of that level's
+    input): all of every state ordered before ``parent_path``, ``last + 1`` of that state."""
     n = 0
     with _task(job.patch):
-        for _key, path, snap, _real in frontier_states(records):
+        for _key, path, snap, _real in level_states(split, records):
             if path < parent_path:
                 n += len(World.restore(snap, job.config).enabled_actions())
             elif path == parent_path:
@@ -291,13 +327,9 @@ def count_edges_before(job: Job, parent_path: bytes, last: int,
     yield n
 
 
-def frontier_paths(records: Iterable[tuple[int, tuple]]) -> Iterator[bytes]:
-    for _key, path, _snap, _real in frontier_states(records):
-        yield path
-
-
 def parent_in(fp: int, records: Iterable[tuple[int, tuple]]) -> Iterator[tuple[int, int]]:
-    """``(parent fp, action index)`` of ``fp`` from a partition of a level's output."""
+    """``(parent fp, action index)`` of ``fp`` from a partition of a level's input (its
+    visited store)."""
     for _key, val in records:
         if val[0] == VISITED:
             hit = VisitedStore(val[1], val[2], val[3]).parent_of(fp)

@@ -18,11 +18,10 @@ pytestmark = [pytest.mark.spark, pytest.mark.integration]
 
 def both(sc, scenario: Scenario, checks: Checks, options: Options = Options(),  # noqa: ANN001, B008
          partitions: int = PARTITIONS) -> tuple[Result, SparkRun]:
-    """Both engines; Spark with one expand task per partition however small the level, so
-    that duplicates meet across tasks (the command-line test runs the default)."""
+    """Both engines; Spark with three partitions (one task each per level), so that
+    duplicates meet across tasks (the command-line test runs the default)."""
     local = bfs(scenario, checks, options)
-    run = spark_bfs(scenario, checks, options,
-                    SparkOptions(partitions=partitions, min_states_per_task=1), sc=sc)
+    run = spark_bfs(scenario, checks, options, SparkOptions(partitions=partitions), sc=sc)
     assert run.settings.partitions == partitions and run.settings.master == "local[2]"
     return local, run
 
@@ -39,8 +38,7 @@ def test_a_state_violation_gives_the_local_counterexample_whatever_the_partition
     local = bfs(sc_, checks)
     assert local.verdict == "violation"
     for partitions in (1, 4):
-        run = spark_bfs(sc_, checks, spark=SparkOptions(partitions=partitions,
-                                                        min_states_per_task=1), sc=sc)
+        run = spark_bfs(sc_, checks, spark=SparkOptions(partitions=partitions), sc=sc)
         assert_same(local, run.result)
         # the trace came from walking parent pointers, one lookup per step
         assert run.trace_lookups == local.violation.depth + 1

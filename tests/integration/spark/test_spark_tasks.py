@@ -50,6 +50,12 @@ def _siblings() -> tuple[object, list[tuple]]:
     return s, out
 
 
+def _shares_equal_components(states: list[tuple]) -> bool:
+    """Whether equal components of different states are one object."""
+    return all(x is y for a in states for b in states for x, y in zip(a, b, strict=True)
+               if x == y)
+
+
 def test_dedupe_takes_the_smaller_path_but_keeps_the_world_first_seen() -> None:
     _, children = _siblings()
     fps = [fingerprint(c) for c in children]
@@ -64,21 +70,17 @@ def test_dedupe_takes_the_smaller_path_but_keeps_the_world_first_seen() -> None:
     store.add([5], [0], [ROOT])
     records = [(0, (T.VISITED, *store.to_bytes())), (0, (T.CAND, bundle_a)),
                (0, (T.CAND, bundle_b)), (0, (T.GENERATED, len(fps) + len(again[::2])))]
-    sums = Sums()
-    out = list(T.dedupe_partition(sums, 0, records))
-    frontier = [x for _, v in out if v[0] == T.FRONTIER for x in unpack_bundle(v[1])]
-    assert [(k, p) for k, p, _, _ in frontier] == \
+    d = T.dedupe(0, records)
+    assert [(c[0], c[1]) for c in d.new] == \
         [(fp, short_path if i % 2 == 0 else long_path) for i, fp in enumerate(fps)]
-    assert [s for _, _, s, _ in frontier] == children
-    (visited,) = [v for _, v in out if v[0] == T.VISITED]
-    store = VisitedStore(*visited[1:])
-    assert [store.parent_of(fp) for fp in fps] == \
+    assert [c[2] for c in d.new] == children
+    assert [d.store.parent_of(fp) for fp in fps] == \
         [(222, 0) if i % 2 == 0 else (111, 7) for i in range(len(fps))]  # each path's parent
-    assert sums.value == {0: (len(fps) + len(again[::2]), len(fps), None)}
-    # the states kept are bundle A's objects, which share their components: packed again
-    # they take no more room than bundle A did (mixed with B's objects they would not share)
-    packed = sum(len(v[1]) for _, v in out if v[0] == T.FRONTIER)
-    assert packed <= len(bundle_a)
+    assert d.store.parent_of(5) == (0, ROOT)
+    assert (d.generated, d.finding, d.seeds) == (len(fps) + len(again[::2]), None, [])
+    # the worlds kept are bundle A's objects, which share their equal components (mixed
+    # with B's they would not: the world's memos keyed by identity would miss)
+    assert _shares_equal_components([c[2] for c in d.new])
 
 
 def test_dedupe_takes_the_other_world_of_a_class_by_a_smaller_path() -> None:
@@ -91,6 +93,32 @@ def test_dedupe_takes_the_other_world_of_a_class_by_a_smaller_path() -> None:
     records = [(0, (T.VISITED, *VisitedStore().to_bytes())),
                (0, (T.CAND, pack_bundle([(key, long_path, a, None, 1, fingerprint(a))]))),
                (0, (T.CAND, pack_bundle([(key, short_path, b, None, 2, fingerprint(b))])))]
-    out = list(T.dedupe_partition(Sums(), 0, records))
-    frontier = [x for _, v in out if v[0] == T.FRONTIER for x in unpack_bundle(v[1])]
-    assert frontier == [(key, short_path, b, fingerprint(b))]
+    d = T.dedupe(0, records)
+    assert d.new == [(key, short_path, b, None, 2, fingerprint(b))]
+
+
+def test_a_level_task_stores_the_new_states_and_sends_their_successors() -> None:
+    """The start state as a seed, one partition: its successors come out as candidates
+    (distinct, each with its smallest path and its parent), with the count of steps."""
+    s, children = _siblings()
+    root = fingerprint(s.snapshot)
+    store = VisitedStore()
+    store.add([root], [0], [ROOT])
+    records = [(0, (T.VISITED, *store.to_bytes())),
+               (0, (T.SEED, pack_bundle([(root, b"", s.snapshot, root)])))]
+    job = T.Job(s.config, default_checks(), 1)
+    sums = Sums()
+    out = list(T.level_partition(job, sums, True, 0, records))
+    assert sums.value == {0: (0, 0, None)}  # no candidate at level 0: the seed is no new state
+    (visited,) = [v for _, v in out if v[0] == T.VISITED]
+    assert list(VisitedStore(*visited[1:]).fps) == [root]
+    cands = [c for _, v in out if v[0] == T.CAND for c in unpack_bundle(v[1])]
+    first_path: dict[int, bytes] = {}
+    for i, c in enumerate(children):
+        first_path.setdefault(fingerprint(c), step(i))
+    assert sorted((c[0], c[1], c[4], c[5]) for c in cands) == \
+        sorted((fp, p, root, fp) for fp, p in first_path.items())
+    assert [v[1] for _, v in out if v[0] == T.GENERATED] == [len(children)]
+    # the last level (or a partition holding a violation) expands nothing
+    quiet = list(T.level_partition(job, Sums(), False, 0, records))
+    assert [v[0] for _, v in quiet] == [T.VISITED]
