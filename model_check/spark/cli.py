@@ -13,6 +13,10 @@ MASTER_HELP = ("--engine spark: the Spark master (local[N], spark://HOST:PORT, y
                "default: spark-submit's --master, else local[*]")
 PARTITIONS_HELP = ("--engine spark: partitions of the frontier and of the visited "
                    "fingerprints; default: 1 per core in local mode, 2 per core on a cluster")
+PARTITION_BY_HELP = ("--engine spark: which partition holds a state: by its ZooKeeper "
+                     "component (the states sharing one are expanded by one task, whose "
+                     "memos then serve them all), or by its key (even whatever the "
+                     "scenario); symmetry reduction always uses the key")
 
 
 class SparkUnavailable(RuntimeError):
@@ -21,7 +25,8 @@ class SparkUnavailable(RuntimeError):
 
 def run_spark(scenario: Scenario, checks: Checks, options: Options, master: str | None,
               partitions: int | None, on_level: Callable[[Level], None] | None = None,
-              mutant: str | None = None) -> tuple[Result, dict[str, object]]:
+              mutant: str | None = None, partition_by: str = "zookeeper"
+              ) -> tuple[Result, dict[str, object]]:
     """Run the Spark engine; return its result and the Spark settings for the report.
     ``mutant``: the name of a ``model_check.mutants`` mutant the caller has applied in this
     process; it is applied on the executors too."""
@@ -36,12 +41,13 @@ def run_spark(scenario: Scenario, checks: Checks, options: Options, master: str 
         raise SparkUnavailable(f"cannot start Spark (master {master or 'default'}): "
                                f"{first_line}") from e
     patch = MutantPatch(mutant) if mutant else None
-    run = spark_bfs(scenario, checks, options, SparkOptions(master, partitions, patch),
-                    on_level, sc=sc)
+    run = spark_bfs(scenario, checks, options,
+                    SparkOptions(master, partitions, patch, partition_by), on_level, sc=sc)
     return run.result, run.settings.as_dict() | {"trace_lookups": run.trace_lookups}
 
 
 def describe(spark: dict[str, object]) -> str:
     return (f"spark {spark['spark_version']} master={spark['master']} "
-            f"partitions={spark['partitions']} parallelism={spark['default_parallelism']} "
+            f"partitions={spark['partitions']} by {spark['partition_by']} "
+            f"parallelism={spark['default_parallelism']} "
             f"checkpoint={spark['checkpoint']}")

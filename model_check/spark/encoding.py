@@ -19,9 +19,9 @@
   order, then ``enabled_actions()`` order). The smallest path that reaches a state is the
   one the local engine records, so keeping the minimum gives the same parent and the same
   counterexample whatever the partitioning.
-* The **visited store** of a partition is three parallel arrays: fingerprints (``Q``),
-  parent fingerprints (``Q``) and action indices (``i``; ``ROOT`` for the start state),
-  as raw bytes. Turning them into a ``set`` is one C-level pass.
+* The **visited store** of a partition is four parallel arrays: keys (``Q``), parent keys
+  (``Q``), action indices (``i``; ``ROOT`` for the start state) and the partitions holding
+  the parents (``i``), as raw bytes. Turning them into a ``set`` is one C-level pass.
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ MARSHAL_VERSION = 4
 INTERN_DEPTH = 2
 """Interning deeper costs more hashing than the memo hits save (measured on ``standard``)."""
 INTERN_LIMIT = 200_000
+ROOT_PARTITION = -1
+"""The parent partition recorded for the start state (it has no parent)."""
 
 
 def pack_bundle(items: list[tuple]) -> bytes:
@@ -87,31 +89,40 @@ def path_indices(path: bytes) -> tuple[int, ...]:
 
 
 class VisitedStore:
-    """The fingerprints one partition has seen, with each one's parent pointer."""
+    """The keys one partition has seen, with each one's parent pointer: the parent's key,
+    the action index from it, and the partition that holds the parent (``ROOT_PARTITION``
+    for the start state)."""
 
-    __slots__ = ("fps", "index", "parents")
+    __slots__ = ("fps", "index", "parents", "parts")
 
-    def __init__(self, fps: bytes = b"", parents: bytes = b"", index: bytes = b"") -> None:
+    def __init__(self, fps: bytes = b"", parents: bytes = b"", index: bytes = b"",
+                 parts: bytes = b"") -> None:
         self.fps = array("Q", fps)
         self.parents = array("Q", parents)
         self.index = array("i", index)
-        assert len(self.fps) == len(self.parents) == len(self.index), "visited arrays differ"
+        self.parts = array("i", parts)
+        assert len(self.fps) == len(self.parents) == len(self.index) == len(self.parts), \
+            "visited arrays differ"
 
     def __len__(self) -> int:
         return len(self.fps)
 
-    def add(self, fps: list[int], parents: list[int], index: list[int]) -> None:
+    def add(self, fps: list[int], parents: list[int], index: list[int],
+            parts: list[int]) -> None:
         self.fps.extend(fps)
         self.parents.extend(parents)
         self.index.extend(index)
+        self.parts.extend(parts)
 
-    def parent_of(self, fp: int) -> tuple[int, int] | None:
-        """``(parent fingerprint, action index)`` of ``fp``, or None if it is not here."""
+    def parent_of(self, fp: int) -> tuple[int, int, int] | None:
+        """``(parent key, action index, parent's partition)`` of ``fp``, or None if it is
+        not here."""
         try:
             i = self.fps.index(fp)
         except ValueError:
             return None
-        return self.parents[i], self.index[i]
+        return self.parents[i], self.index[i], self.parts[i]
 
-    def to_bytes(self) -> tuple[bytes, bytes, bytes]:
-        return self.fps.tobytes(), self.parents.tobytes(), self.index.tobytes()
+    def to_bytes(self) -> tuple[bytes, bytes, bytes, bytes]:
+        return (self.fps.tobytes(), self.parents.tobytes(), self.index.tobytes(),
+                self.parts.tobytes())

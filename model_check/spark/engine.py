@@ -1,8 +1,9 @@
 """Level-synchronous breadth-first search on Spark, state for state the local engine's.
 
-Level ``d``'s **input** is one dataset, hash-partitioned by key: partition ``i`` holds the
-visited store of the keys ``k % partitions == i`` (each with its parent pointer) and the
-candidates for level ``d`` of that partition, which the tasks of level ``d - 1`` sent it
+Level ``d``'s **input** is one dataset, partitioned by state (``tasks.Job.partition_of``: by
+the state's ZooKeeper component, or by its key): partition ``i`` holds the visited store of
+its states (each with its parent pointer) and the candidates for level ``d`` of that
+partition, which the tasks of level ``d - 1`` sent it
 (``tasks``). Level ``d`` is one Spark job, and one Python task per partition
 (``tasks.level_partition``):
 
@@ -48,7 +49,13 @@ from model_check.checks import Checks
 from model_check.scenario import Scenario
 from model_check.search import ROOT, Level, Options, Result, Violation
 from model_check.spark import tasks as T
-from model_check.spark.encoding import VisitedStore, last_index, pack_bundle, path_indices
+from model_check.spark.encoding import (
+    ROOT_PARTITION,
+    VisitedStore,
+    last_index,
+    pack_bundle,
+    path_indices,
+)
 from model_check.spark.patches import ExecutorPatch
 from model_check.spark.session import (
     SparkSettings,
@@ -68,6 +75,7 @@ class SparkOptions:
     master: str | None = None  # None: the running context's, spark-submit's, or local[*]
     partitions: int | None = None  # None: session.default_partitions
     patch: ExecutorPatch | None = None  # applied around every executor task (mutants)
+    partition_by: str = T.ROUTE_ZOOKEEPER  # which partition holds a state (tasks docstring)
 
 
 @dataclass
@@ -94,14 +102,19 @@ def spark_bfs(scenario: Scenario, checks: Checks, options: Options | None = None
     if checkpoint_dir:
         sc.setCheckpointDir(checkpoint_dir)
     symmetric = scenario.symmetry if options.symmetry is None else options.symmetry
+    if spark.partition_by not in T.ROUTES:
+        raise ValueError(f"partition_by must be one of {', '.join(T.ROUTES)}, "
+                         f"not {spark.partition_by!r}")
+    route = T.ROUTE_KEY if symmetric else spark.partition_by
     run = SparkRun(_result(scenario, checks, symmetric),
-                   settings(sc, partitions, checkpoint_dir or "local"))
+                   settings(sc, partitions, checkpoint_dir or "local", route))
     st = start(scenario, checks)
     run.result.setup_steps = len(st.setup)
     if st.found is not None:
         run.result.violation = Violation(st.found.invariant, st.found.detail, (), st.setup)
     else:
-        job = T.Job(st.config, checks, partitions, symmetric, spark.patch, run=uuid.uuid4().hex)
+        job = T.Job(st.config, checks, partitions, symmetric, spark.patch, run=uuid.uuid4().hex,
+                    route=route)
         _Search(sc, checkpoint_dir, st, job, run, on_level).run(
             scenario.depth if options.depth is None else options.depth,
             scenario.max_states if options.max_states is None else options.max_states)
@@ -131,13 +144,14 @@ class _Search:
         snap = self.st.snapshot
         real = fingerprint(snap)
         key = canonicalizer(self.st.config)(snap) if self.job.symmetric else real
+        home = self.job.partition_of(key, snap)
         records = []
         for i in range(self.n):
             store = VisitedStore()
-            if i == key % self.n:
-                store.add([key], [0], [ROOT])
+            if i == home:
+                store.add([key], [0], [ROOT], [ROOT_PARTITION])
             records.append((i, (T.VISITED, *store.to_bytes())))
-        records.append((key % self.n, (T.SEED, pack_bundle([(key, b"", snap, real)]))))
+        records.append((home, (T.SEED, pack_bundle([(key, b"", snap, real)]))))
         return self.sc.parallelize(records, self.n).partitionBy(self.n, T.partition_key)
 
     def _level(self, inp, expand_new: bool):  # noqa: ANN001, ANN202
@@ -234,22 +248,25 @@ class _Search:
 
     def _walk_back(self, visited, finding: T.Finding) -> tuple[int, ...]:  # noqa: ANN001
         """Action indices from the start to the finding, following parent pointers: one
-        lookup in one partition of the store per step."""
+        lookup in one partition of the store per step (each pointer names the partition
+        holding the parent)."""
         out: list[int] = []
         if finding.kind == "edge":
             out.append(last_index(finding.path))
             fp = finding.parent
         else:
             fp = finding.fp
+        part = finding.lookup
         while True:
-            hits = self.sc.runJob(visited, functools.partial(T.parent_in, fp), [fp % self.n])
+            hits = self.sc.runJob(visited, functools.partial(T.parent_in, fp), [part])
             self.spark_run.trace_lookups += 1
-            assert len(hits) == 1, f"state {fp:#x}: {len(hits)} parent records"
-            parent, index = hits[0]
+            assert len(hits) == 1, f"state {fp:#x}: {len(hits)} parent records in partition " \
+                f"{part}"
+            parent, index, parent_part = hits[0]
             if index == ROOT:
                 return tuple(reversed(out))
             out.append(index)
-            fp = parent
+            fp, part = parent, parent_part
 
 
 def _before(cut: bytes, path: bytes) -> bool:

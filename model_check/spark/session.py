@@ -44,9 +44,11 @@ class SparkSettings:
     default_parallelism: int
     app_id: str
     checkpoint: str  # "local" (localCheckpoint) or the reliable checkpoint directory
+    partition_by: str = "zookeeper"  # which partition holds a state: "zookeeper" | "key"
 
     def as_dict(self) -> dict[str, object]:
         return {"master": self.master, "partitions": self.partitions,
+                "partition_by": self.partition_by,
                 "spark_version": self.spark_version,
                 "default_parallelism": self.default_parallelism, "app_id": self.app_id,
                 "checkpoint": self.checkpoint}
@@ -85,7 +87,9 @@ def default_partitions(sc) -> int:  # noqa: ANN001
     return max(1, per_core * sc.defaultParallelism)
 
 
-def settings(sc, partitions: int, checkpoint: str) -> SparkSettings:  # noqa: ANN001
+def settings(sc, partitions: int, checkpoint: str,  # noqa: ANN001
+             partition_by: str = "zookeeper") -> SparkSettings:
     return SparkSettings(master=sc.master, partitions=partitions, spark_version=sc.version,
                          default_parallelism=sc.defaultParallelism,
-                         app_id=sc.applicationId, checkpoint=checkpoint)
+                         app_id=sc.applicationId, checkpoint=checkpoint,
+                         partition_by=partition_by)

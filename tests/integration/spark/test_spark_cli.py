@@ -34,12 +34,14 @@ def test_smoke_on_spark_reports_what_the_local_engine_reports(sc, tmp_path: Path
     r = run("check", "smoke", "--engine", "spark", "--master", "local[2]", "--partitions", "3",
             "--json", str(spark_json))
     assert r.exit_code == 0, r.output
-    assert "verdict: pass" in r.output and "master=local[2] partitions=3" in r.output
+    assert "verdict: pass" in r.output and \
+        "master=local[2] partitions=3 by zookeeper" in r.output
     local, spark = _report(local_json), _report(spark_json)
     assert set(spark) == set(local) | {"spark"}
     assert spark.pop("engine") == "spark" and local.pop("engine") == "local"
     settings = spark.pop("spark")
     assert settings["master"] == "local[2]" and settings["partitions"] == 3
+    assert settings["partition_by"] == "zookeeper"
     assert settings["spark_version"] == sc.version
     assert {k: v for k, v in spark.items() if k not in TIMINGS} == \
         {k: v for k, v in local.items() if k not in TIMINGS}
@@ -71,6 +73,8 @@ def test_a_mutant_on_spark_gives_the_local_trace_files_and_they_replay(sc, tmp_p
 
 
 @pytest.mark.parametrize("args", [("--master", "local[2]"), ("--partitions", "2"),
+                                  ("--partition-by", "key"),
+                                  ("--engine", "spark", "--partition-by", "nope"),
                                   ("--engine", "spark", "--random"),
                                   ("--engine", "spark", "--graph", "g.graphml")])
 def test_options_the_engine_cannot_take_are_usage_errors(args: tuple[str, ...]) -> None:

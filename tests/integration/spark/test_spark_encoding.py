@@ -10,6 +10,7 @@ from model_check.scenario import load
 from model_check.search import ROOT
 from model_check.spark.encoding import (
     MAX_ACTIONS,
+    ROOT_PARTITION,
     Interner,
     VisitedStore,
     last_index,
@@ -38,11 +39,12 @@ def test_byte_order_of_paths_is_the_order_of_their_indices(a: list[int], b: list
 
 def test_the_visited_store_keeps_parent_pointers_through_bytes() -> None:
     store = VisitedStore()
-    store.add([11], [0], [ROOT])
-    store.add([2**64 - 1, 7], [11, 11], [3, 0])
+    store.add([11], [0], [ROOT], [ROOT_PARTITION])
+    store.add([2**64 - 1, 7], [11, 11], [3, 0], [5, 0])
     again = VisitedStore(*store.to_bytes())
     assert len(again) == 3 and set(again.fps) == {11, 7, 2**64 - 1}
-    assert again.parent_of(2**64 - 1) == (11, 3) and again.parent_of(11) == (0, ROOT)
+    assert again.parent_of(2**64 - 1) == (11, 3, 5)  # the parent, the step, where it is
+    assert again.parent_of(11) == (0, ROOT, ROOT_PARTITION)
     assert again.parent_of(5) is None
 
 

@@ -30,6 +30,20 @@ def test_standard_to_a_depth_bound_agrees(sc) -> None:  # noqa: ANN001
     local, run = both(sc, load("standard"), default_checks(), Options(depth=4))
     assert_same(local, run.result)
     assert run.result.bounded_by == "depth" and run.result.depth == 4
+    assert run.settings.partition_by == "zookeeper"
+
+
+def test_states_placed_by_key_agree_and_give_the_same_trace(sc) -> None:  # noqa: ANN001
+    sc_ = load("standard")
+    checks = epoch_below(2)
+    local = bfs(sc_, checks)
+    run = spark_bfs(sc_, checks, spark=SparkOptions(partitions=PARTITIONS, partition_by="key"),
+                    sc=sc)
+    assert run.settings.partition_by == "key"
+    assert_same(local, run.result)
+    assert run.trace_lookups == local.violation.depth + 1
+    with pytest.raises(ValueError, match="partition_by"):
+        spark_bfs(sc_, checks, spark=SparkOptions(partition_by="bogus"), sc=sc)
 
 
 def test_a_state_violation_gives_the_local_counterexample_whatever_the_partitions(sc) -> None:  # noqa: ANN001
@@ -77,3 +91,4 @@ def test_symmetry_reduction_agrees(sc) -> None:  # noqa: ANN001
     local, run = both(sc, sc_, epoch_below(2))
     assert local.symmetry == "on" and local.verdict == "violation"
     assert_same(local, run.result)
+    assert run.settings.partition_by == "key"  # a class's worlds differ in their ZooKeeper

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import gc
 
+import pytest
+
 from model_check.checks import default_checks
 from model_check.scenario import load
 from model_check.search import ROOT
 from model_check.spark import tasks as T
-from model_check.spark.encoding import VisitedStore, pack_bundle, step, unpack_bundle
+from model_check.spark.encoding import (
+    ROOT_PARTITION,
+    VisitedStore,
+    pack_bundle,
+    step,
+    unpack_bundle,
+)
 from model_check.start import start
 from model_check.world import World, fingerprint
 
@@ -62,12 +70,12 @@ def test_dedupe_takes_the_smaller_path_but_keeps_the_world_first_seen() -> None:
     long_path = step(7) + step(7)
     short_path = step(1) + step(0)
     # the worlds by the longer path (bundle A), then every other one again by the shorter (B)
-    bundle_a = pack_bundle([(fp, long_path, c, None, 111, fp) for fp, c in zip(fps, children,
-                                                                             strict=True)])
-    again = [(fp, short_path, c, None, 222, fp) for fp, c in zip(fps, children, strict=True)]
+    bundle_a = pack_bundle([(fp, long_path, c, None, 111, fp, 0)
+                            for fp, c in zip(fps, children, strict=True)])
+    again = [(fp, short_path, c, None, 222, fp, 1) for fp, c in zip(fps, children, strict=True)]
     bundle_b = pack_bundle(again[::2])
     store = VisitedStore()
-    store.add([5], [0], [ROOT])
+    store.add([5], [0], [ROOT], [ROOT_PARTITION])
     records = [(0, (T.VISITED, *store.to_bytes())), (0, (T.CAND, bundle_a)),
                (0, (T.CAND, bundle_b)), (0, (T.GENERATED, len(fps) + len(again[::2])))]
     d = T.dedupe(0, records)
@@ -75,8 +83,8 @@ def test_dedupe_takes_the_smaller_path_but_keeps_the_world_first_seen() -> None:
         [(fp, short_path if i % 2 == 0 else long_path) for i, fp in enumerate(fps)]
     assert [c[2] for c in d.new] == children
     assert [d.store.parent_of(fp) for fp in fps] == \
-        [(222, 0) if i % 2 == 0 else (111, 7) for i in range(len(fps))]  # each path's parent
-    assert d.store.parent_of(5) == (0, ROOT)
+        [(222, 0, 1) if i % 2 == 0 else (111, 7, 0) for i in range(len(fps))]  # each path's
+    assert d.store.parent_of(5) == (0, ROOT, ROOT_PARTITION)
     assert (d.generated, d.finding, d.seeds) == (len(fps) + len(again[::2]), None, [])
     # the worlds kept are bundle A's objects, which share their equal components (mixed
     # with B's they would not: the world's memos keyed by identity would miss)
@@ -91,10 +99,10 @@ def test_dedupe_takes_the_other_world_of_a_class_by_a_smaller_path() -> None:
     key = 42
     long_path, short_path = step(3), step(2)
     records = [(0, (T.VISITED, *VisitedStore().to_bytes())),
-               (0, (T.CAND, pack_bundle([(key, long_path, a, None, 1, fingerprint(a))]))),
-               (0, (T.CAND, pack_bundle([(key, short_path, b, None, 2, fingerprint(b))])))]
+               (0, (T.CAND, pack_bundle([(key, long_path, a, None, 1, fingerprint(a), 0)]))),
+               (0, (T.CAND, pack_bundle([(key, short_path, b, None, 2, fingerprint(b), 0)])))]
     d = T.dedupe(0, records)
-    assert d.new == [(key, short_path, b, None, 2, fingerprint(b))]
+    assert d.new == [(key, short_path, b, None, 2, fingerprint(b), 0)]
 
 
 def test_a_level_task_stores_the_new_states_and_sends_their_successors() -> None:
@@ -103,7 +111,7 @@ def test_a_level_task_stores_the_new_states_and_sends_their_successors() -> None
     s, children = _siblings()
     root = fingerprint(s.snapshot)
     store = VisitedStore()
-    store.add([root], [0], [ROOT])
+    store.add([root], [0], [ROOT], [ROOT_PARTITION])
     records = [(0, (T.VISITED, *store.to_bytes())),
                (0, (T.SEED, pack_bundle([(root, b"", s.snapshot, root)])))]
     job = T.Job(s.config, default_checks(), 1)
@@ -116,9 +124,27 @@ def test_a_level_task_stores_the_new_states_and_sends_their_successors() -> None
     first_path: dict[int, bytes] = {}
     for i, c in enumerate(children):
         first_path.setdefault(fingerprint(c), step(i))
-    assert sorted((c[0], c[1], c[4], c[5]) for c in cands) == \
-        sorted((fp, p, root, fp) for fp, p in first_path.items())
+    assert sorted((c[0], c[1], c[4], c[5], c[6]) for c in cands) == \
+        sorted((fp, p, root, fp, 0) for fp, p in first_path.items())
     assert [v[1] for _, v in out if v[0] == T.GENERATED] == [len(children)]
     # the last level (or a partition holding a violation) expands nothing
     quiet = list(T.level_partition(job, Sums(), False, 0, records))
     assert [v[0] for _, v in quiet] == [T.VISITED]
+
+
+def test_a_state_is_placed_by_its_zookeeper_or_by_its_key() -> None:
+    """By ZooKeeper (the default), states with one ZooKeeper share a partition whatever
+    their keys; by key, the key decides. Equal states land together either way."""
+    s, children = _siblings()
+    from model_check.world.fingerprint import part_word
+
+    by_zk = T.Job(s.config, default_checks(), 7)
+    by_key = T.Job(s.config, default_checks(), 7, route=T.ROUTE_KEY)
+    for c in children:
+        fp = fingerprint(c)
+        assert by_zk.partition_of(fp, c) == part_word(c[0]) % 7
+        assert by_key.partition_of(fp, c) == fp % 7
+    same_zk = [c for c in children if c[0] == children[0][0]]
+    assert len({by_zk.partition_of(fingerprint(c), c) for c in same_zk}) == 1
+    with pytest.raises(AssertionError, match="class key"):
+        T.Job(s.config, default_checks(), 7, symmetric=True)
