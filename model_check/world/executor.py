@@ -403,9 +403,9 @@ def _process_gone(w: World, b: int) -> None:
     the BrokerChange): they reach the next incarnation unless removed first -- the reason
     requests carry the broker epoch (seed 000, KIP-380)."""
     proc = w.procs[b]
-    for s in (proc.broker_session, proc.controller_session):
-        if s:
-            w.zk_call("expire_session", s)
+    sessions = tuple(s for s in (proc.broker_session, proc.controller_session) if s)
+    if sessions:  # one ZooKeeper call: one memo lookup (``step_memo.zk_call``) for both
+        w.zk_call("expire_sessions", sessions)
     w.ch_call("process_gone", b)
     w.writes.pop(b, None)
     w.timers = {t for t in w.timers if t[0] != b}

@@ -133,10 +133,11 @@ class _RestBase(NamedTuple):
 _TEMPLATES: dict[int, tuple[tuple, WorldConfig, tuple]] = {}
 
 
-def _template(snap: tuple, config: WorldConfig) -> tuple[dict, dict, _RestBase]:
-    """What ``restore`` copies for ``snap``: the cores' snapshots by broker id and the rest
-    decoded, memoised by the snapshot's identity (a state is restored once to list its
-    actions and once per successor)."""
+def _template(snap: tuple, config: WorldConfig
+              ) -> tuple[dict, dict, _RestBase, Callable, Callable]:
+    """What ``restore`` copies for ``snap``: the cores' snapshots by broker id, the rest
+    decoded and the cores' restorers, memoised by the snapshot's identity (a state is
+    restored once to list its actions and once per successor)."""
     hit = _TEMPLATES.get(id(snap))
     if hit is not None and hit[0] is snap and hit[1] is config:
         return hit[2]  # type: ignore[return-value]
@@ -145,7 +146,7 @@ def _template(snap: tuple, config: WorldConfig) -> tuple[dict, dict, _RestBase]:
     assert len(snap) == 3 + 2 * n, "a snapshot of a world with another broker count"
     out = (dict(zip(ids, snap[2:2 + n], strict=False)),
            dict(zip(ids, snap[2 + n:2 + 2 * n], strict=False)),
-           _rest_base(snap[2 + 2 * n], ids))
+           _rest_base(snap[2 + 2 * n], ids), *_restorers(config))
     if len(_TEMPLATES) >= 20_000:
         _TEMPLATES.clear()
     _TEMPLATES[id(snap)] = (snap, config, out)
@@ -261,6 +262,10 @@ class LazyCores(dict):
         return dict.items(self)
 
 
+_lazy = dict.__new__
+"""``LazyCores()`` without the type call's ``__init__`` (``restore`` sets the slots)."""
+
+
 class World:
     def __init__(self, config: WorldConfig) -> None:
         self.config = config
@@ -303,10 +308,10 @@ class World:
             if s is None:
                 s = csnap[b] = self.controllers[b].snapshot()
             out.append(s)
-        brokers = self.brokers
+        brokers, bsnap = self.brokers, self._bsnap
         for b in ids:
-            core = brokers.loaded(b)
-            out.append(core.snapshot() if core is not None else self._bsnap[b])  # type: ignore[attr-defined]
+            core = dict.get(brokers, b)  # ``loaded``: never restores
+            out.append(core.snapshot() if core is not None else bsnap[b])  # type: ignore[attr-defined]
         out.append(self._rest_snapshot(ids))
         return tuple(out)
 
@@ -353,12 +358,13 @@ class World:
         w._zk_snap = snap[0]
         w._channels = None
         w._ch_snap = snap[1]
-        csnap, bsnap, base = _template(snap, config)
-        w._csnap = csnap.copy()
-        w._bsnap = bsnap.copy()
-        make_c, make_b = _restorers(config)
-        w.controllers = LazyCores.over(make_c, w._csnap)
-        w.brokers = LazyCores.over(make_b, w._bsnap)
+        csnap, bsnap, base, make_c, make_b = _template(snap, config)
+        w._csnap = csnap = csnap.copy()
+        w._bsnap = bsnap = bsnap.copy()
+        w.controllers = lc = _lazy(LazyCores)
+        lc._make, lc._snaps = make_c, csnap
+        w.brokers = lb = _lazy(LazyCores)
+        lb._make, lb._snaps = make_b, bsnap
         w._rest = base
         w.procs = base.procs.copy()
         w.queues = base.queues.copy()

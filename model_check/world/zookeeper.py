@@ -283,6 +283,14 @@ class ZooKeeper:
                 self._delete(path, self.zxid)
         return owned
 
+    def expire_sessions(self, sessions: tuple[int, ...]) -> list[str]:
+        """``expire_session`` of each of ``sessions`` in turn (a process that dies loses
+        both of its sessions in one step); the deleted paths of all."""
+        deleted: list[str] = []
+        for s in sessions:
+            deleted += self.expire_session(s)
+        return deleted
+
     # ------------------------------------------------------------ reads
 
     def get(self, path: str, watch: int | None = None) -> Znode | None:
