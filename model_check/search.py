@@ -117,12 +117,15 @@ def expand(snap: tuple, config: WorldConfig, checks: Checks, view: Any,
     state. With ``canon`` a successor's ``fp`` is its class key and ``real_fp`` its own
     fingerprint -- views must be cached by ``real_fp``: two worlds of one class are renamings
     of each other, not the same world."""
-    actions = World.restore(snap, config).enabled_actions()
+    listed = World.restore(snap, config)
+    actions = listed.enabled_actions()  # reads the world, changes nothing in it
+    last = len(actions) - 1
     out = []
     near = Near(snap)
     before_key = checks.edge_key(view) if checks.edge_key is not None else None
     for i, action in enumerate(actions):
-        child = World.restore(snap, config)
+        # each action on its own copy of the parent; the last one on the copy that listed
+        child = listed if i == last else World.restore(snap, config)
         try:
             child.apply(action, describe=False)
         except Exception as e:  # noqa: BLE001 -- a raising step is a finding

@@ -115,7 +115,8 @@ def handle_controller(w: World, b: int, event: object) -> list[str]:
         assert rounds <= MAX_ROUNDS, f"controller {b}: more than {MAX_ROUNDS} rounds in one step"
         ev = work.pop(0)
         effects = controller_step(w, b, ev)
-        lines.append(f"c{b} handle {_d(w).event(ev)}")
+        if w.describing:
+            lines.append(f"c{b} handle {D.event(ev)}")
         if type(ev) in _MAY_ACCEPT_REASSIGNMENTS:
             _record_accepted(w, w.controllers[b])
         for eff in effects:
@@ -143,8 +144,9 @@ def _controller_effect(w: World, b: int, eff: object, lines: list[str]) -> objec
     if isinstance(eff, ZkWrite):
         assert b not in w.writes, f"controller {b} decided a second write before a result"
         w.writes[b] = S.PendingWrite(eff, w.procs[b].controller_session)
-        lines.append(f"c{b} decide write #{eff.token} fence={eff.fence_version}: "
-                     + "; ".join(_d(w).op(o) for o in eff.ops))
+        if w.describing:
+            lines.append(f"c{b} decide write #{eff.token} fence={eff.fence_version}: "
+                         + "; ".join(D.op(o) for o in eff.ops))
     elif isinstance(eff, SendRequest):
         _send_request(w, b, eff.broker_id, eff.request, lines)
     elif isinstance(eff, ReplyControlledShutdown):
@@ -185,7 +187,8 @@ def _send_request(w: World, c: int, target: int, req: ControllerRequest,
         lines.append(f"c{c} send -> b{target} lost (down): {_d(w).request(req)}")
         return
     w.channels.send(ChannelKey(REQUEST, c, target), (0, req))
-    lines.append(f"c{c} send -> b{target} {_d(w).request(req)}")
+    if w.describing:
+        lines.append(f"c{c} send -> b{target} {D.request(req)}")
 
 
 def _resigned(w: World, b: int) -> None:
@@ -290,6 +293,8 @@ def do_commit(w: World, a: A.Action) -> list[str]:
     b = a.broker
     pw = w.writes.pop(b)
     result = commit(w, pw)
+    if not w.describing:
+        return handle_controller(w, b, result)
     if result.fenced:
         line = f"c{b} commit #{pw.write.token} FENCED (nothing written)"
     else:
@@ -324,8 +329,9 @@ def handle_broker(w: World, b: int, event: object, reply_to: int | None = None,
         assert rounds <= MAX_ROUNDS, f"broker {b}: more than {MAX_ROUNDS} rounds in one step"
         ev = work.pop(0)
         effects, before, after = broker_step(w, b, ev)
-        moved = f" [{before.value} -> {after.value}]" if before is not after else ""
-        lines.append(f"b{b} handle {_d(w).event(ev)}{moved}")
+        if w.describing:
+            moved = f" [{before.value} -> {after.value}]" if before is not after else ""
+            lines.append(f"b{b} handle {D.event(ev)}{moved}")
         for eff in effects:
             follow = _broker_effect(w, b, eff, lines, reply_to, request)
             if follow is not None:
@@ -343,7 +349,8 @@ def _broker_effect(w: World, b: int, eff: object, lines: list[str], reply_to: in
         resp = BrokerResponseReceived(b, request.broker_epoch, request.api, eff.response, delete)
         if w.procs[reply_to].up:
             w.channels.send(ChannelKey(RESPONSE, b, reply_to), resp)
-        lines.append(f"b{b} respond -> c{reply_to} {request.api} {eff.response.error.name}")
+        if w.describing:
+            lines.append(f"b{b} respond -> c{reply_to} {request.api} {eff.response.error.name}")
     elif isinstance(eff, BrokerZkWrite):
         failures: list[WriteFailure] = []
         for op in eff.ops:

@@ -526,12 +526,13 @@ class World:
         return out
 
     describing = True
-    """Whether ``apply``'s lines describe events, requests and ZooKeeper ops in full."""
+    """Whether ``apply`` describes what happened: every line, each in full."""
 
     def apply(self, action: A.Action, describe: bool = True) -> list[str]:
         """Perform ``action``; one line per thing that happened. ``describe=False`` (the
-        search, which reads no line) leaves the costly details of events, requests and ops
-        out of the lines."""
+        search, which reads no line) leaves out the lines of the cores' handlings, the
+        decided writes, the commits, the requests sent and the responses, and the costly
+        details of the rest: the world reached is the same."""
         self.describing = describe
         handler = X.HANDLERS[action.kind]
         if action.kind in (A.CRASH, A.RESTART, A.EXPIRE_BROKER, A.EXPIRE_CONTROLLER, A.DROP,

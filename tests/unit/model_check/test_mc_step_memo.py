@@ -178,10 +178,13 @@ def test_canonical_snapshots_are_equal_and_share_this_processs_components() -> N
     assert World.canonical(copy) == canon
 
 
-def test_a_quiet_step_reaches_the_same_world_with_the_same_lines_shortened() -> None:
-    """``apply(action, describe=False)`` (the search's) changes only the lines' details."""
+def test_a_quiet_step_reaches_the_same_world_and_leaves_lines_out() -> None:
+    """``apply(action, describe=False)`` (the search's) reaches the same world; of the lines
+    it leaves the costly ones out (and shortens the rest): what it says is, in order, a part
+    of what the described step says."""
     st = start(load("mutants-restart"))
     frontier = [st.snapshot]
+    quieter = 0
     for _ in range(3):
         nxt = []
         for snap in frontier:
@@ -191,8 +194,9 @@ def test_a_quiet_step_reaches_the_same_world_with_the_same_lines_shortened() -> 
                 said = loud.apply(action)
                 short = quiet.apply(action, describe=False)
                 assert quiet.snapshot() == loud.snapshot()
-                assert len(short) == len(said)
-                assert [line.split(" ")[0] for line in short] == \
-                    [line.split(" ")[0] for line in said]
+                heads = iter(line.split(" ")[:2] for line in said)
+                assert all(line.split(" ")[:2] in heads for line in short), (short, said)
+                quieter += len(short) < len(said)
                 nxt.append(loud.snapshot())
         frontier = nxt[:30]
+    assert quieter > 0
