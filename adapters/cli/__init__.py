@@ -1,9 +1,11 @@
-"""The ``kcontrol`` command: one click group, one module per sub-command."""
+"""The ``kcontrol`` command: one click group, one module per sub-command; ``run`` is the
+console script."""
 
 from __future__ import annotations
 
 import click
 
+from adapters.cli import fast_exit
 from adapters.cli.admin_cmd import elect_preferred, reassign_cmd, topics_group
 from adapters.cli.audit_cmd import audit_cmd
 from adapters.cli.broker_cmd import broker
@@ -33,3 +35,15 @@ main.add_command(controller)
 main.add_command(broker)
 main.add_command(cluster)
 main.add_command(chaos)
+
+
+def run() -> None:
+    """The console script: ``main``, and for a command that asked for it (a finished local
+    search) an exit without the interpreter's teardown (``fast_exit``)."""
+    try:
+        main()
+    except SystemExit as e:
+        if not fast_exit.requested():
+            raise
+        code = e.code
+        fast_exit.exit_now(code if isinstance(code, int) else (0 if code is None else 1))

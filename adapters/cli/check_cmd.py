@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from adapters.cli import fast_exit
 from model_check import checks as checks_mod
 from model_check import counterexample as cx
 from model_check import mutants
@@ -160,6 +161,8 @@ def check(scenario: str, mutant: str | None, engine: str, master: str | None,
         if spark is not None:
             extra["spark"] = spark
         json_out.write_text(json.dumps(report(result, trace, saved, **extra), indent=2) + "\n")
+    if engine == "local":
+        fast_exit.request()  # every output is written: no need to free the search's state
     sys.exit(1 if result.violation is not None else 0)
 
 

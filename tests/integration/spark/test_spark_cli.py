@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from adapters.cli import main
+from adapters.cli import fast_exit, main
 
 TIMINGS = {"seconds", "states_per_second"}
 
@@ -27,13 +27,16 @@ def _report(path: Path) -> dict:
 
 @pytest.mark.spark
 @pytest.mark.integration
-def test_smoke_on_spark_reports_what_the_local_engine_reports(sc, tmp_path: Path) -> None:  # noqa: ANN001
+def test_smoke_on_spark_reports_what_the_local_engine_reports(sc, tmp_path: Path,  # noqa: ANN001
+                                                              monkeypatch) -> None:  # noqa: ANN001
     local_json, spark_json = tmp_path / "local.json", tmp_path / "spark.json"
     r = run("check", "smoke", "--json", str(local_json))
     assert r.exit_code == 0, r.output
+    monkeypatch.setattr(fast_exit, "_requested", False)
     r = run("check", "smoke", "--engine", "spark", "--master", "local[2]", "--partitions", "3",
             "--json", str(spark_json))
     assert r.exit_code == 0, r.output
+    assert not fast_exit.requested()  # Spark's exit hooks stop the context and its JVM
     assert "verdict: pass" in r.output and \
         "master=local[2] partitions=3 by zookeeper" in r.output
     local, spark = _report(local_json), _report(spark_json)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from click.testing import CliRunner
 from mc_support import MUTANT_TOML
 
-from adapters.cli import main
+from adapters.cli import fast_exit, main
 
 
 def run(*args: str):  # noqa: ANN201
@@ -80,3 +82,35 @@ def test_random_walks_from_the_cli(tmp_path: Path) -> None:
     assert r.exit_code == 0, r.output
     doc = json.loads(out.read_text())
     assert doc["engine"] == "random" and doc["seed"] == 3 and doc["states_generated"] == 300
+
+
+def _console_script(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """The installed command's entry point (``adapters.cli:run``), in a process of its own."""
+    return subprocess.run([sys.executable, "-c", "from adapters.cli import run; run()", *args],
+                          capture_output=True, text=True, cwd=cwd, timeout=120, check=False)
+
+
+def test_a_finished_local_check_ends_the_process_at_once_with_every_output(
+        tmp_path: Path) -> None:
+    """The console script skips the interpreter's teardown after a local check: the
+    verdict, the report and the trace files are complete, the exit code is kept."""
+    ok = _console_script("check", "smoke", "--json", "ok.json", cwd=tmp_path)
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.rstrip().endswith("verdict: pass")
+    assert json.loads((tmp_path / "ok.json").read_text())["verdict"] == "pass"
+    bad = _console_script("check", "smoke", "--mutant", "leader-epoch-not-bumped",
+                          "--json", "bad.json", "--trace-out", "traces", cwd=tmp_path)
+    assert bad.returncode == 1, bad.stderr
+    assert "verdict: violation" in bad.stdout and bad.stdout.rstrip().endswith(".replay.json")
+    assert json.loads((tmp_path / "bad.json").read_text())["verdict"] == "violation"
+    assert len(list((tmp_path / "traces").iterdir())) == 3
+    usage = _console_script("check", "no-such-scenario", cwd=tmp_path)
+    assert usage.returncode == 2 and "error:" in usage.stderr
+
+
+def test_only_a_finished_local_check_asks_to_skip_the_teardown(monkeypatch) -> None:  # noqa: ANN001
+    monkeypatch.setattr(fast_exit, "_requested", False)
+    assert run("check", "no-such-scenario").exit_code == 2
+    assert not fast_exit.requested()  # a usage error: nothing was held
+    assert run("check", "smoke").exit_code == 0
+    assert fast_exit.requested()
