@@ -177,7 +177,8 @@ class _Search:
 
     def run(self, depth_bound: int, max_states: int) -> None:
         result = self.spark_run.result
-        if depth_bound < 1:
+        if depth_bound < 1:  # the start state alone, as the local engine: bounded by depth
+            result.bounded_by = "depth"
             return
         t = time.perf_counter()
         before = self._initial()  # level 0's input

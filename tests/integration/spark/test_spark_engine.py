@@ -33,6 +33,12 @@ def test_standard_to_a_depth_bound_agrees(sc) -> None:  # noqa: ANN001
     assert run.settings.partition_by == "zookeeper"
 
 
+def test_depth_zero_is_the_start_state_alone_bounded_by_depth(sc) -> None:  # noqa: ANN001
+    local, run = both(sc, load("smoke"), default_checks(), Options(depth=0))
+    assert_same(local, run.result)
+    assert run.result.distinct_states == 1 and run.result.bounded_by == "depth"
+
+
 def test_states_placed_by_key_agree_and_give_the_same_trace(sc) -> None:  # noqa: ANN001
     sc_ = load("standard")
     checks = epoch_below(2)
