@@ -27,6 +27,38 @@ STEP_RAISED = "step-raised"
 """Pseudo-invariant: applying an action raised (a bound or an assertion in the world/core)."""
 
 
+_MISSING = object()
+
+
+class _EdgeIds:
+    """``Checks.edge_id``'s tables (bounded: dropped when full; the counter goes on, so a
+    number once given names one key for good). ``by_key`` keeps a view of each key alive:
+    the key holds its parts' identities, which must not be reused while it is known.
+    ``by_view``: the numbers of views that cannot carry their own (no ``__dict__``)."""
+
+    __slots__ = ("by_key", "by_view", "next")
+
+    def __init__(self) -> None:
+        self.by_view: dict[int, tuple[Any, int]] = {}
+        self.by_key: dict[tuple, tuple[int, Any]] = {}
+        self.next = 0
+
+    def number(self, view: Any, key: tuple) -> int:
+        by_key = self.by_key
+        hit = by_key.get(key)
+        if hit is None:
+            if len(by_key) >= _MEMO_LIMIT:
+                by_key.clear()
+            self.next += 1
+            hit = by_key[key] = (self.next, view)
+        return hit[0]
+
+
+_EDGE_ID = "_kcontrol_edge_id"
+"""Where a view (a ``GlobalView``: frozen, with a ``__dict__`` for its cached lookups) keeps
+``(the tables that numbered it, its number)``: one small-dict lookup when it is met again."""
+
+
 def _none(*_args: object) -> list:
     return []
 
@@ -46,6 +78,7 @@ class Checks:
     get the same ``on_edge`` verdict (None: no memo)."""
     _memo: dict = field(default_factory=dict, compare=False, repr=False)
     _edges: dict = field(default_factory=dict, compare=False, repr=False)
+    _edge_ids: _EdgeIds = field(default_factory=_EdgeIds, compare=False, repr=False)
 
     def on_state(self, view: Any) -> Found | None:
         """State invariants, then the quiescent ones when nothing is pending; memoised by
@@ -71,22 +104,49 @@ class Checks:
                 return Found(v.invariant, v.detail)
         return None
 
-    def on_edge(self, before: Any, after: Any, before_key: tuple | None = None
+    def edge_id(self, view: Any) -> int | None:
+        """A small int naming ``edge_key(view)``: views with equal keys get the same number,
+        and a number is never reused (None: no memo). The edge memo is keyed by two of them
+        -- hashing two ints instead of two tuples of part identities per step -- and a view
+        met again (a duplicate's view comes from the search's ``known``) keeps its number
+        (``_EDGE_ID``)."""
+        key = self.edge_key
+        if key is None:
+            return None
+        ids = self._edge_ids
+        d = getattr(view, "__dict__", None)
+        if d is not None:
+            hit = d.get(_EDGE_ID)
+            if hit is not None and hit[0] is ids:  # numbered by these tables
+                return hit[1]
+            n = ids.number(view, key(view))
+            d[_EDGE_ID] = (ids, n)
+            return n
+        hit = ids.by_view.get(id(view))
+        if hit is not None and hit[0] is view:
+            return hit[1]
+        n = ids.number(view, key(view))
+        if len(ids.by_view) >= _MEMO_LIMIT:
+            ids.by_view.clear()
+        ids.by_view[id(view)] = (view, n)
+        return n
+
+    def on_edge(self, before: Any, after: Any, before_id: int | None = None
                 ) -> Found | None:
         """Transition invariants of the step ``before -> after``; memoised by ``edge_key``
         (the same step is taken in many states that differ only in what they do not read).
-        ``before_key``: ``edge_key(before)``, when the caller has it (one per parent)."""
-        key = self.edge_key
-        if key is None:
+        ``before_id``: ``edge_id(before)``, when the caller has it (one per parent)."""
+        if self.edge_key is None:
             return self._on_edge(before, after)
-        k = (key(before) if before_key is None else before_key, key(after))
-        hit = self._edges.get(k)
-        if hit is not None:
-            return hit[2]
+        k = (self.edge_id(before) if before_id is None else before_id, self.edge_id(after))
+        edges = self._edges
+        hit = edges.get(k, _MISSING)
+        if hit is not _MISSING:
+            return hit  # type: ignore[return-value]
         found = self._on_edge(before, after)
-        if len(self._edges) >= _MEMO_LIMIT:
-            self._edges.clear()
-        self._edges[k] = (before, after, found)  # the views keep the parts ``k`` names alive
+        if len(edges) >= _MEMO_LIMIT:
+            edges.clear()
+        edges[k] = found  # numbers are never reused: nothing needs to stay alive for ``k``
         return found
 
     def _on_edge(self, before: Any, after: Any) -> Found | None:

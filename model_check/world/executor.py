@@ -151,7 +151,7 @@ def _controller_effect(w: World, b: int, eff: object, lines: list[str]) -> objec
         _send_request(w, b, eff.broker_id, eff.request, lines)
     elif isinstance(eff, ReplyControlledShutdown):
         if w.procs[eff.broker_id].up:
-            w.channels.send(ChannelKey(SHUTDOWN_REPLY, b, eff.broker_id),
+            w.ch_send(ChannelKey(SHUTDOWN_REPLY, b, eff.broker_id),
                             (eff.correlation, eff.response))
             lines.append(f"c{b} reply ControlledShutdown -> b{eff.broker_id} "
                          f"{eff.response.error.name} remaining={len(eff.response.remaining)}")
@@ -186,7 +186,7 @@ def _send_request(w: World, c: int, target: int, req: ControllerRequest,
     if not w.procs[target].up:
         lines.append(f"c{c} send -> b{target} lost (down): {_d(w).request(req)}")
         return
-    w.channels.send(ChannelKey(REQUEST, c, target), (0, req))
+    w.ch_send(ChannelKey(REQUEST, c, target), (0, req))
     if w.describing:
         lines.append(f"c{c} send -> b{target} {D.request(req)}")
 
@@ -348,7 +348,7 @@ def _broker_effect(w: World, b: int, eff: object, lines: list[str], reply_to: in
         delete = request.delete_partitions if isinstance(request, StopReplicaRequest) else None
         resp = BrokerResponseReceived(b, request.broker_epoch, request.api, eff.response, delete)
         if w.procs[reply_to].up:
-            w.channels.send(ChannelKey(RESPONSE, b, reply_to), resp)
+            w.ch_send(ChannelKey(RESPONSE, b, reply_to), resp)
         if w.describing:
             lines.append(f"b{b} respond -> c{reply_to} {request.api} {eff.response.error.name}")
     elif isinstance(eff, BrokerZkWrite):
@@ -368,7 +368,7 @@ def _broker_effect(w: World, b: int, eff: object, lines: list[str], reply_to: in
             lines.append(f"b{b} ControlledShutdown lost: no controller")
         else:
             # the correlation is the request's broker epoch: it comes back with the answer
-            w.channels.send(ChannelKey(SHUTDOWN, b, c), (eff.request.broker_epoch, eff.request))
+            w.ch_send(ChannelKey(SHUTDOWN, b, c), (eff.request.broker_epoch, eff.request))
             lines.append(f"b{b} send ControlledShutdown(be={eff.request.broker_epoch}) -> c{c}")
     elif isinstance(eff, Register):
         return _register(w, b, lines)

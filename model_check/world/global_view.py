@@ -9,6 +9,8 @@ a snapshot of it is seen for the first time.
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 from fsm import zk_paths as P
 from fsm.broker import BrokerCore
 from fsm.values import LeaderAndIsr, TopicAssignment
@@ -27,7 +29,7 @@ from invariants.view import (
 from model_check.world.config import DROP, DeleteTopic
 from model_check.world.facts import ControllerFacts, controller_facts
 from model_check.world.fingerprint import Shared, part_digest
-from model_check.world.world import World
+from model_check.world.world import World, broker_ids_of
 from model_check.world.zookeeper import ZooKeeper
 
 
@@ -111,13 +113,14 @@ def global_view(world: World) -> GlobalView:
     only the parts it touched and restores nothing it did not touch; an untouched part is
     the very same object in the parent's view (transition invariants skip it by identity)."""
     zk = zk_view_of(world)
-    ids = world.config.broker_ids
+    ids = broker_ids_of(world.config)
     procs = world.procs
     controllers = tuple([_controller_view(b, procs[b].up, controller_facts(world, b))
                          for b in ids])
     brokers = tuple([broker_view_of(world, b) for b in ids])
     deleting = deletion_requests(world)
-    return GlobalView(
+    view = _blank(GlobalView)  # what GlobalView(...) builds, without the frozen __init__'s
+    vars(view).update(  # eight object.__setattr__ calls (a microsecond, once per state)
         zk=zk,
         controllers=controllers,
         brokers=brokers,
@@ -127,6 +130,14 @@ def global_view(world: World) -> GlobalView:
         unclean_leader_election=world.config.unclean_leader_election,
         messages_lost=messages_lost(world),
     )
+    return view
+
+
+_blank = object.__new__
+_VIEW_FIELDS = ("zk", "controllers", "brokers", "pending", "deleted_topics",
+                "reassign_targets", "unclean_leader_election", "messages_lost")
+assert tuple(f.name for f in fields(GlobalView)) == _VIEW_FIELDS, (
+    "GlobalView's fields changed: global_view sets each one")
 
 
 _LIMIT = 40_000

@@ -241,6 +241,34 @@ def ch_call(w: World, name: str, args: tuple) -> Any:
     return result
 
 
+def ch_send(w: World, key: Any, message: object) -> None:
+    """``w.channels.send(key, message)``, memoised while a search runs by (the channels'
+    snapshot, the key, the message's encoding), as ``ch_call`` is: a hit leaves the channels
+    a snapshot -- the one the first such send made -- never restored. A request or a response
+    is sent in many states whose channels are the same."""
+    memo = _active
+    ek = None
+    if memo is not None and w._channels is None and w.config is _active_config:
+        ek = _event_key(message)
+    if ek is None:
+        w.channels.send(key, message)
+        return
+    snap = w._ch_snap
+    k = (id(snap), "send", key, ek)
+    entries = memo.ch
+    hit = entries.get(k)
+    if hit is not None and hit[0] is snap:
+        memo.ch_hits += 1
+        w._ch_snap = hit[2]
+        return
+    ch = w.channels
+    ch.send(key, message)  # raises ChannelFull over the bound: nothing is recorded
+    if len(entries) >= LIMIT:
+        entries.clear()
+    entries[k] = (snap, None, ch.snapshot())  # the entry keeps ``snap`` alive
+    memo.ch_misses += 1
+
+
 def _call(w: World, target: str | Callable[..., Any], args: tuple,
           kwargs: dict[str, Any] | None) -> Any:
     if type(target) is str:

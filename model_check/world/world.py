@@ -72,6 +72,24 @@ def _ids(config: WorldConfig) -> tuple[int, ...]:
     return hit[1]
 
 
+_FRESH: dict[tuple[int, int], tuple[WorldConfig, tuple]] = {}
+
+
+def _fresh_controller(config: WorldConfig, b: int) -> tuple:
+    """``fresh_controller_snapshot(config, b)``, memoised by the config's identity (its
+    ``lru_cache`` hashes every field of the config: once per crash and restart)."""
+    hit = _FRESH.get((id(config), b))
+    if hit is None or hit[0] is not config:
+        if len(_FRESH) > 256:
+            _FRESH.clear()
+        hit = _FRESH[(id(config), b)] = (config, fresh_controller_snapshot(config, b))
+    return hit[1]
+
+
+broker_ids_of = _ids
+"""``broker_ids_of(config)``: ``config.broker_ids``, without building the tuple each time."""
+
+
 _RESTORERS: dict[int, tuple[WorldConfig, tuple[Callable, Callable]]] = {}
 
 
@@ -400,6 +418,11 @@ class World:
         channels, memoised like ``zk_call`` (``step_memo.ch_call``)."""
         return step_memo.ch_call(self, name, args)
 
+    def ch_send(self, key: ChannelKey, message: object) -> None:
+        """``self.channels.send(key, message)``, memoised like ``ch_call``
+        (``step_memo.ch_send``)."""
+        step_memo.ch_send(self, key, message)
+
     def zk_read(self, reader: Callable[..., Any], *args: object) -> Any:
         """``reader(self.zk, *args)`` (``reads.py``), memoised like ``zk_call``."""
         return step_memo.zk_call(self, reader, args)
@@ -432,7 +455,7 @@ class World:
         """Controller ``b`` starts afresh (its process started or died): a new candidate,
         kept as the fresh snapshot until something reads it."""
         dict.pop(self.controllers, b, None)
-        self._csnap[b] = fresh_controller_snapshot(self.config, b)
+        self._csnap[b] = _fresh_controller(self.config, b)
 
     def controller_changed(self, b: int) -> None:
         """Controller ``b`` is about to handle an event: its cached snapshot is stale."""
@@ -472,7 +495,7 @@ class World:
 
     def enabled_actions(self) -> list[A.Action]:
         out: list[A.Action] = []
-        ids = self.config.broker_ids
+        ids = _ids(self.config)
         for b in ids:
             if b in self.writes:
                 out.append(A.Action(A.COMMIT, b))
@@ -505,7 +528,7 @@ class World:
 
     def _fault_actions(self) -> list[A.Action]:
         out: list[A.Action] = []
-        ids = self.config.broker_ids
+        ids = _ids(self.config)
         if self.left(A.CRASH) > 0:
             out += [A.Action(A.CRASH, b) for b in ids if self.procs[b].up]
         if self.left(A.RESTART) > 0:
@@ -549,7 +572,7 @@ class World:
             return False
         if any(self.procs[k.dst].up for k in self.channel_keys()):
             return False
-        if any(self.queues[b] for b in self.config.broker_ids if self.procs[b].up):
+        if any(self.queues[b] for b in _ids(self.config) if self.procs[b].up):
             return False
         if any(p.session_lost for p in self.procs.values()):
             return False

@@ -103,3 +103,18 @@ def test_random_walks_are_seeded(broker_epoch_bug) -> None:
     assert a.verdict == "violation"
     trace = rebuild(sc, a.violation.setup, a.violation.path, a.violation.invariant, "")
     assert replay(replay_doc(trace), default_checks(), out=lambda _line: None).reproduced
+
+
+def test_the_search_makes_no_reference_cycles() -> None:
+    """The search runs with the cyclic collector off and never sweeps (``_no_cyclic_gc``):
+    that is only safe while the world, the cores and the checks free everything by
+    reference counting. A full collection after searches of a clean and of a violating
+    scenario (a counterexample, a raising step's exception) finds nothing to free."""
+    import gc
+
+    scenarios = [load("smoke"), load("mutants-restart")]
+    checks = default_checks()
+    gc.collect()
+    for sc in scenarios:
+        bfs(sc, checks, Options(depth=6))
+    assert gc.collect() == 0

@@ -161,6 +161,63 @@ def test_zookeeper_and_channel_calls_answered_from_the_memo_leave_them_snapshots
         assert again.snapshot() == first.snapshot()
 
 
+def test_a_request_delivered_again_is_answered_and_its_response_sent_from_the_memo() -> None:
+    """Delivering a request takes it off its channel and puts the broker's response on
+    another (``step_memo.ch_send``): once both are in the memo, delivering it again in the
+    same state restores no channel, and the world ends as without the memo."""
+    st = start(load("standard"))
+    w = World.restore(st.snapshot, st.config)
+    w.apply(next(a for a in w.enabled_actions() if a.kind == "crash"))  # requests follow
+    found = None
+    for _ in range(60):  # then progress (``enabled_actions`` lists it first)
+        actions = w.enabled_actions()
+        found = next((a for a in actions if a.kind == "deliver" and a.arg.kind == "req"), None)
+        if found is not None:
+            break
+        w.apply(actions[0])
+    assert found is not None
+    snap, deliver = w.snapshot(), found
+    plain = World.restore(snap, st.config)
+    plain.apply(deliver)
+    with step_memo.memoised(st.config):
+        # a memo serves the channels only while they are not restored: the first delivery
+        # takes the request off with the real channels (and sends with them), the second
+        # finds the take in the memo and records the send
+        for _warm in range(2):
+            first = World.restore(snap, st.config)
+            first.apply(deliver)
+        misses = step_memo.stats()["ch_misses"]
+        again = World.restore(snap, st.config)
+        again.apply(deliver)
+        assert step_memo.stats()["ch_misses"] == misses
+        assert again._channels is None
+    assert again.snapshot() == first.snapshot() == plain.snapshot()
+    assert len(plain.channel_keys()) >= 1  # the response is on its way
+
+
+def test_edge_ids_name_the_transition_key_and_are_never_reused() -> None:
+    """``Checks.edge_id``: views whose transition keys are equal get one number, views of
+    another key another one -- also after the tables are dropped -- and a view numbered by
+    another ``Checks`` (another search, another process) is numbered afresh."""
+    st = start(load("smoke"))
+    checks = default_checks()
+    root = World.restore(st.snapshot, st.config)
+    a, b = global_view(root), global_view(World.restore(st.snapshot, st.config))
+    child = World.restore(st.snapshot, st.config)
+    child.apply(next(x for x in child.enabled_actions() if x.kind == "crash"))
+    c = global_view(child)  # a crash changes the broker's and the controller's parts
+    assert checks.edge_key(a) == checks.edge_key(b) != checks.edge_key(c)
+    assert checks.edge_id(a) == checks.edge_id(b) == checks.edge_id(a)
+    assert checks.edge_id(c) != checks.edge_id(a)
+    first_c = checks.edge_id(c)
+    checks._edge_ids.by_key.clear()  # as when the table is full
+    fresh = global_view(World.restore(st.snapshot, st.config))
+    assert checks.edge_id(fresh) not in (checks.edge_id(a), first_c)
+    other = default_checks()
+    assert other.edge_id(a) == 1  # its own first number, not the one ``a`` carries
+    assert other.on_edge(a, c) == checks.on_edge(a, c)
+
+
 def test_canonical_snapshots_are_equal_and_share_this_processs_components() -> None:
     """A state from elsewhere (here: a deep copy, as a Spark bundle unpacks it) maps onto
     the components this process already holds."""
