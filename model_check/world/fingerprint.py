@@ -119,8 +119,9 @@ class Near:
 
     def __init__(self, snapshot: tuple) -> None:
         self.snapshot = snapshot
-        self.words = [part_word(p) for p in snapshot]
-        self.fp = fingerprint(snapshot)
+        self.words = words = [part_word(p) for p in snapshot]
+        weights = _WEIGHTS if len(words) <= len(_WEIGHTS) else _weights(len(words))
+        self.fp = sum(map(int.__mul__, words, weights)) & _MASK  # ``fingerprint(snapshot)``
 
 
 def fingerprint_near(snapshot: tuple, parent: Near) -> int:

@@ -69,6 +69,23 @@ def test_equal_values_with_any_sharing_have_equal_fingerprints(v: object) -> Non
     assert fingerprint(again) == f1 == fingerprint(both)
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(values, min_size=1, max_size=80), st.data())
+def test_a_fingerprint_updated_from_the_parents_equals_the_fingerprint(
+        parent: list, data: st.DataObject) -> None:
+    """``Near`` (a parent's words and fingerprint) and ``fingerprint_near`` (a child's,
+    from the parent's terms) give ``fingerprint``'s value -- also past the 64 positions
+    whose weights are made up front."""
+    from model_check.world.fingerprint import Near, fingerprint_near
+
+    snap = tuple(parent)
+    near = Near(snap)
+    assert near.fp == fingerprint(snap)
+    changed = data.draw(st.sets(st.integers(0, len(snap) - 1), max_size=3))
+    child = tuple(data.draw(values) if i in changed else p for i, p in enumerate(snap))
+    assert fingerprint_near(child, near) == fingerprint(child)
+
+
 def test_a_memoising_pickle_would_not_be_canonical() -> None:
     s = "partition-state"
     same, equal = (s, s), (s, "".join(list(s)))
