@@ -146,6 +146,9 @@ _zk_views_by_id: dict[int, tuple[tuple, ZkView]] = {}
 """The same, by the znode tuple's identity first: most worlds share the tuple (a step that
 writes no znode keeps it), and hashing a tuple walks all of it every time."""
 _broker_views: dict[tuple[int, bool, bool, bytes], BrokerView] = {}
+_broker_views_by_id: dict[tuple[int, int, bool, bool], tuple[tuple, BrokerView]] = {}
+"""The same, by the core snapshot's identity first (``facts``: one small-key lookup instead
+of the digest's and then this one's; the entry keeps the snapshot alive)."""
 _intern = Shared(_LIMIT)
 """Parts by value: equal parts built from different snapshots are one object, so that the
 transition invariants (which skip parts a step left as they were, by identity) and the
@@ -180,11 +183,16 @@ def broker_view_of(world: World, b: int) -> BrokerView:
     """``broker_view`` of broker ``b``, memoised by its core snapshot's digest."""
     proc = world.procs[b]
     up, shut_down = proc.up, proc.shut_down
-    key = (b, up, shut_down, part_digest(world.broker_snapshot(b)))
+    snap = world.broker_snapshot(b)
+    known = _broker_views_by_id.get((id(snap), b, up, shut_down))
+    if known is not None and known[0] is snap:
+        return known[1]
+    key = (b, up, shut_down, part_digest(snap))
     hit = _broker_views.get(key)
     if hit is None:
         hit = _intern(broker_view(b, up, world.brokers[b], shut_down))
         _put(_broker_views, key, hit)
+    _put(_broker_views_by_id, (id(snap), b, up, shut_down), (snap, hit))
     return hit  # type: ignore[return-value]
 
 
