@@ -208,8 +208,8 @@ def _no_cyclic_gc() -> Iterator[None]:
     finally:
         if was:
             # what the search allocated is still in the youngest generation: the first
-            # collection after ``enable`` would traverse all of it (a tenth of a short run). Freezing and unfreezing moves it to the oldest
-            # generation in O(1) instead.
+            # collection after ``enable`` would traverse all of it (a tenth of a short
+            # run). Freezing and unfreezing moves it to the oldest generation in O(1).
             gc.freeze()
             gc.unfreeze()
             gc.enable()

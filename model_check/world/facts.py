@@ -54,8 +54,8 @@ _controllers_by_id: dict[tuple[int, int], tuple[tuple, ControllerFacts]] = {}
 _brokers_by_id: dict[tuple[int, int], tuple[tuple, BrokerFacts]] = {}
 """The same facts by ``(id(snapshot), b)`` first: a state's components are mostly the shared
 objects of its parent's (``fingerprint.Shared``), and one lookup of a small key costs less
-than the digest's lookup (in a table ten times larger) and then the digest's (the entry keeps
-the snapshot alive: its id stays its own)."""
+than two -- the digest's, in a table five times larger, then the content key's. The entry
+keeps the snapshot alive: its id stays its own."""
 
 
 def controller_facts(world: World, b: int) -> ControllerFacts:
