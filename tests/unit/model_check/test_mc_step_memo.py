@@ -213,8 +213,13 @@ def test_edge_ids_name_the_transition_key_and_are_never_reused() -> None:
     checks._edge_ids.by_key.clear()  # as when the table is full
     fresh = global_view(World.restore(st.snapshot, st.config))
     assert checks.edge_id(fresh) not in (checks.edge_id(a), first_c)
+    # another search numbers a view of ``c``'s key first: it gets 1, the number ``a``
+    # carries from ``checks`` -- read as such, ``a`` and ``c`` would look alike there
     other = default_checks()
-    assert other.edge_id(a) == 1  # its own first number, not the one ``a`` carries
+    d = global_view(World.restore(child.snapshot(), st.config))
+    assert other.edge_key(d) == checks.edge_key(c)
+    assert other.edge_id(d) == checks.edge_id(a) == 1
+    assert other.edge_id(a) != other.edge_id(d)
     assert other.on_edge(a, c) == checks.on_edge(a, c)
 
 
