@@ -65,7 +65,8 @@ def _levels(result) -> list[list]:  # noqa: ANN001
             for lv in result.levels]
 
 
-def one(engine: str, scenario: str, depth: int | None, partitions: int | None) -> dict:
+def one(engine: str, scenario: str, depth: int | None, partitions: int | None,
+        driver_limit: int | None = None) -> dict:
     """Run one engine in this process; return what the parent tabulates."""
     from model_check.checks import default_checks
     from model_check.scenario import load
@@ -82,23 +83,27 @@ def one(engine: str, scenario: str, depth: int | None, partitions: int | None) -
                 "verdict": r.verdict, "distinct": r.distinct_states,
                 "generated": r.states_generated, "depth": r.depth, "levels": _levels(r)}
     from model_check.spark.engine import SparkOptions, spark_bfs
-    from model_check.spark.session import spark_context
+    from model_check.spark.session import DRIVER_LEVEL_LIMIT, spark_context
 
     t = time.perf_counter()
     sc = spark_context(engine, {"spark.ui.enabled": "false"})
     start_s = time.perf_counter() - t
     cpu, t = tree_cpu_seconds(), time.perf_counter()
-    run = spark_bfs(sc_, checks, options, SparkOptions(partitions=partitions), sc=sc)
+    limit = DRIVER_LEVEL_LIMIT if driver_limit is None else driver_limit
+    run = spark_bfs(sc_, checks, options,
+                    SparkOptions(partitions=partitions, driver_level_limit=limit), sc=sc)
     search_s = time.perf_counter() - t
     cpu_s = tree_cpu_seconds() - cpu
     r = run.result
+    # every level of the tiny scenario a Spark job: what one costs
     tiny = spark_bfs(load(OVERHEAD_SCENARIO), checks, Options(),
-                     SparkOptions(partitions=partitions), sc=sc).result
+                     SparkOptions(partitions=partitions, driver_level_limit=0), sc=sc).result
     tiny_levels = [lv.seconds for lv in tiny.levels[1:]]  # the first level starts workers
     return {"engine": engine, "search_s": search_s, "start_s": start_s, "cpu_s": cpu_s,
             "verdict": r.verdict, "distinct": r.distinct_states,
             "generated": r.states_generated, "depth": r.depth, "levels": _levels(r),
-            "spark": run.settings.as_dict(),
+            "spark": run.settings.as_dict() | {"driver_limit": limit,
+                                               "driver_levels": run.driver_levels},
             "level_overhead_s": statistics.median(tiny_levels),
             "level_overhead_states": max(lv.new for lv in tiny.levels)}
 
@@ -109,6 +114,8 @@ def run_child(engine: str, args: argparse.Namespace) -> dict:
            "--out", str(out)]
     if args.partitions is not None:
         cmd += ["--partitions", str(args.partitions)]
+    if args.driver_limit is not None:
+        cmd += ["--driver-limit", str(args.driver_limit)]
     if args.depth is not None:
         cmd += ["--depth", str(args.depth)]
     load_before = os.getloadavg()
@@ -139,6 +146,10 @@ def report(docs: list[dict], args: argparse.Namespace) -> None:
         print(f"{d['engine']:<10} {d['search_s']:>9.1f} {d['start_s']:>8.1f} "
               f"{d['cpu_s']:>7.1f} {d['distinct'] / d['search_s']:>9.0f} {ovh:>9} "
               f"{str(d['load_before']):>18} {str(d['load_after']):>18}")
+    for d in docs:
+        if "spark" in d:
+            print(f"{d['engine']}: {d['spark']['driver_levels']} levels ran in the driver "
+                  f"(input below {d['spark']['driver_limit']} successors)")
     by = {d["engine"]: d for d in docs}
     if "local" in by and "local[2]" in by:
         print(f"local[2] / local engine: {by['local[2]']['search_s'] / by['local']['search_s']:.2f}"
@@ -157,6 +168,9 @@ def main() -> None:
     ap.add_argument("--scenario", default="standard")
     ap.add_argument("--depth", type=int)
     ap.add_argument("--partitions", type=int, help="default: the engine's (1 per core here)")
+    ap.add_argument("--driver-limit", type=int,
+                    help="Spark: levels with fewer successors in their input run in the "
+                         "driver (default: the engine's; 0: every level a Spark job)")
     ap.add_argument("--engines", default=DEFAULT_ENGINES)
     ap.add_argument("--repeat", type=int, default=1,
                     help="run the engines in rotation N times; report each one's fastest")
@@ -166,7 +180,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.one:
         args.out.write_text(json.dumps(one(args.one, args.scenario, args.depth,
-                                           args.partitions)))
+                                           args.partitions, args.driver_limit)))
         return
     engines = args.engines.split(",")
     runs: dict[str, list[dict]] = {e: [] for e in engines}

@@ -59,6 +59,8 @@ def _list_mutants(ctx: click.Context, _param: click.Parameter, value: bool) -> N
 @click.option("--partitions", type=click.IntRange(min=1), help=spark_cli.PARTITIONS_HELP)
 @click.option("--partition-by", type=click.Choice(["zookeeper", "key"]), default=None,
               help=spark_cli.PARTITION_BY_HELP + " [default: zookeeper]")
+@click.option("--driver-limit", type=click.IntRange(min=0), default=None,
+              help=spark_cli.DRIVER_LIMIT_HELP)
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
               help="write the report as JSON to FILE")
 @click.option("--max-states", type=click.IntRange(min=1), help="stop after N distinct states")
@@ -79,14 +81,14 @@ def _list_mutants(ctx: click.Context, _param: click.Parameter, value: bool) -> N
 @click.option("--graph-limit", type=click.IntRange(min=1), default=DEFAULT_LIMIT,
               show_default=True, help="--graph: most states kept before giving up")
 def check(scenario: str, mutant: str | None, engine: str, master: str | None,
-          partitions: int | None, partition_by: str | None,
+          partitions: int | None, partition_by: str | None, driver_limit: int | None,
           json_out: Path | None, max_states: int | None,
           depth: int | None, trace_out: Path, random_: bool, steps: int, seed: int,
           symmetry: bool | None, graph_out: Path | None, graph_limit: int) -> None:
     """Explore every interleaving of SCENARIO (a .toml path or a shipped name) and check
     the invariant catalogue on every state and step."""
-    if engine != "spark" and (master or partitions or partition_by):
-        _fail("--master, --partitions and --partition-by go with --engine spark")
+    if engine != "spark" and (master or partitions or partition_by or driver_limit is not None):
+        _fail("--master, --partitions, --partition-by and --driver-limit go with --engine spark")
     if engine == "spark" and random_:
         _fail("--random walks run in this process: drop --engine spark")
     if engine == "spark" and graph_out:
@@ -125,7 +127,7 @@ def check(scenario: str, mutant: str | None, engine: str, master: str | None,
                     result, spark = spark_cli.run_spark(
                         sc, checks, Options(depth=depth, max_states=max_states,
                                             symmetry=symmetry), master, partitions, on_level,
-                        mutant, partition_by or "zookeeper")
+                        mutant, partition_by or "zookeeper", driver_limit)
                 except spark_cli.SparkUnavailable as e:
                     _fail(str(e))
                     return

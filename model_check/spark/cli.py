@@ -8,6 +8,7 @@ from collections.abc import Callable
 from model_check.checks import Checks
 from model_check.scenario import Scenario
 from model_check.search import Level, Options, Result
+from model_check.spark.session import DRIVER_LEVEL_LIMIT
 
 MASTER_HELP = ("--engine spark: the Spark master (local[N], spark://HOST:PORT, yarn, ...); "
                "default: spark-submit's --master, else local[*]")
@@ -18,6 +19,11 @@ PARTITION_BY_HELP = ("--engine spark: which partition holds a state: by its ZooK
                      "memos then serve them all), or by its key (even whatever the "
                      "scenario); symmetry reduction always uses the key")
 
+DRIVER_LIMIT_HELP = ("--engine spark: a level whose input holds fewer successors than this "
+                     "runs in the driver, by the same task code, without a Spark job (the "
+                     "first few levels: a job costs more than their work); 0: every level "
+                     f"is a Spark job [default: {DRIVER_LEVEL_LIMIT}]")
+
 
 class SparkUnavailable(RuntimeError):
     """No Spark context could be started (no Java, a master that cannot be reached...)."""
@@ -25,8 +31,8 @@ class SparkUnavailable(RuntimeError):
 
 def run_spark(scenario: Scenario, checks: Checks, options: Options, master: str | None,
               partitions: int | None, on_level: Callable[[Level], None] | None = None,
-              mutant: str | None = None, partition_by: str = "zookeeper"
-              ) -> tuple[Result, dict[str, object]]:
+              mutant: str | None = None, partition_by: str = "zookeeper",
+              driver_limit: int | None = None) -> tuple[Result, dict[str, object]]:
     """Run the Spark engine; return its result and the Spark settings for the report.
     ``mutant``: the name of a ``model_check.mutants`` mutant the caller has applied in this
     process; it is applied on the executors too."""
@@ -41,13 +47,19 @@ def run_spark(scenario: Scenario, checks: Checks, options: Options, master: str 
         raise SparkUnavailable(f"cannot start Spark (master {master or 'default'}): "
                                f"{first_line}") from e
     patch = MutantPatch(mutant) if mutant else None
+    limit = DRIVER_LEVEL_LIMIT if driver_limit is None else driver_limit
     run = spark_bfs(scenario, checks, options,
-                    SparkOptions(master, partitions, patch, partition_by), on_level, sc=sc)
-    return run.result, run.settings.as_dict() | {"trace_lookups": run.trace_lookups}
+                    SparkOptions(master, partitions, patch, partition_by, limit), on_level,
+                    sc=sc)
+    return run.result, run.settings.as_dict() | {
+        "trace_lookups": run.trace_lookups, "driver_limit": limit,
+        "driver_levels": run.driver_levels}
 
 
 def describe(spark: dict[str, object]) -> str:
     return (f"spark {spark['spark_version']} master={spark['master']} "
             f"partitions={spark['partitions']} by {spark['partition_by']} "
             f"parallelism={spark['default_parallelism']} "
-            f"checkpoint={spark['checkpoint']}")
+            f"checkpoint={spark['checkpoint']} "
+            f"levels in the driver={spark['driver_levels']} (below {spark['driver_limit']} "
+            f"successors)")

@@ -15,11 +15,20 @@ partition, which the tasks of level ``d - 1`` sent it
    run stops there): the new states are expanded at once with ``search.expand`` -- the local
    engine's unit: the same world, controller and broker code, the same edge checks; each
    successor's state invariants are checked there too; duplicates inside a task are
-   combined (smallest path kept);
+   combined (smallest path kept); successors for the depth bound are sent without their
+   snapshots (that level only deduplicates);
 3. the successors, keyed by partition, and the store are **shuffled** into the next level's
    input, which is persisted, ``localCheckpoint``-ed (or ``checkpoint``-ed to
    ``spark.kcontrol.checkpointDir`` when the Spark conf names one, for clusters that may
    lose an executor) and materialised by a count on the JVM side.
+
+**Small levels in the driver.** While a level's input holds fewer than
+``SparkOptions.driver_level_limit`` successors (the first few levels), its input stays in the
+driver, a list per partition, and the level is ``tasks.level_partition`` called there once per
+partition -- the same code, records and sums as the Spark tasks -- routed as the shuffle
+routes. A Spark job costs more than such a level's work. Meanwhile a trivial job
+(``_Warmup``) starts the Python workers. The first larger input becomes a dataset, and every
+later level is a Spark job.
 
 A new state is unpacked once, in the task that expands it; no level's states are packed
 again, cached or read back (an earlier version wrote each level's new states out as a
@@ -39,7 +48,11 @@ applies to ``max_states``.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import functools
+import gc
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -58,6 +71,7 @@ from model_check.spark.encoding import (
 )
 from model_check.spark.patches import ExecutorPatch
 from model_check.spark.session import (
+    DRIVER_LEVEL_LIMIT,
     SparkSettings,
     default_partitions,
     settings,
@@ -76,6 +90,7 @@ class SparkOptions:
     partitions: int | None = None  # None: session.default_partitions
     patch: ExecutorPatch | None = None  # applied around every executor task (mutants)
     partition_by: str = T.ROUTE_ZOOKEEPER  # which partition holds a state (tasks docstring)
+    driver_level_limit: int = DRIVER_LEVEL_LIMIT  # 0: every level is a Spark job
 
 
 @dataclass
@@ -85,6 +100,7 @@ class SparkRun:
     result: Result
     settings: SparkSettings
     trace_lookups: int = 0  # single-partition jobs that walked the parent pointers
+    driver_levels: int = 0  # levels run in the driver (small ones; ``_Search``)
 
 
 def spark_bfs(scenario: Scenario, checks: Checks, options: Options | None = None,
@@ -108,6 +124,25 @@ def spark_bfs(scenario: Scenario, checks: Checks, options: Options | None = None
     route = T.ROUTE_KEY if symmetric else spark.partition_by
     run = SparkRun(_result(scenario, checks, symmetric),
                    settings(sc, partitions, checkpoint_dir or "local", route))
+    # the Python workers start (~1.3 s, and ~0.3 s for the first shuffle) while the driver
+    # runs the setup and the first levels
+    warm = _Warmup(sc, partitions) if spark.driver_level_limit > 0 else None
+    try:
+        _check(scenario, checks, options, spark, sc, checkpoint_dir, run, on_level,
+               partitions, symmetric, route, warm)
+    finally:
+        if warm is not None:
+            warm.join()
+    run.result.seconds = time.perf_counter() - t0
+    if run.result.violation is not None:
+        run.result.verdict = "violation"
+    return run
+
+
+def _check(scenario: Scenario, checks: Checks, options: Options, spark: SparkOptions,
+           sc, checkpoint_dir: str | None, run: SparkRun,  # noqa: ANN001
+           on_level: Callable[[Level], None] | None, partitions: int, symmetric: bool,
+           route: str, warm: _Warmup | None) -> None:
     st = start(scenario, checks)
     run.result.setup_steps = len(st.setup)
     if st.found is not None:
@@ -115,13 +150,34 @@ def spark_bfs(scenario: Scenario, checks: Checks, options: Options | None = None
     else:
         job = T.Job(st.config, checks, partitions, symmetric, spark.patch, run=uuid.uuid4().hex,
                     route=route)
-        _Search(sc, checkpoint_dir, st, job, run, on_level).run(
-            scenario.depth if options.depth is None else options.depth,
-            scenario.max_states if options.max_states is None else options.max_states)
-    run.result.seconds = time.perf_counter() - t0
-    if run.result.violation is not None:
-        run.result.verdict = "violation"
-    return run
+        try:
+            _Search(sc, checkpoint_dir, st, job, run, on_level, spark.driver_level_limit,
+                    warm).run(
+                scenario.depth if options.depth is None else options.depth,
+                scenario.max_states if options.max_states is None else options.max_states)
+        finally:
+            T.forget_run(job.run)  # the memos of the levels the driver ran
+
+
+class _Warmup:
+    """A trivial job with a shuffle, one task per partition, run in a thread of its own: it
+    starts the Python workers (which import the task code) and warms the JVM's job and
+    shuffle path while the driver runs the setup and the first levels. Joined before the
+    first level's job; a failure here is left to that job to report."""
+
+    def __init__(self, sc, partitions: int) -> None:  # noqa: ANN001
+        self._thread = threading.Thread(target=self._run, args=(sc, partitions),
+                                        name="kcontrol-spark-warmup", daemon=True)
+        self._thread.start()
+
+    @staticmethod
+    def _run(sc, partitions: int) -> None:  # noqa: ANN001
+        with contextlib.suppress(Exception):  # the first real job reports the cause
+            sc.parallelize(range(partitions), partitions).mapPartitionsWithIndex(
+                T.warm).partitionBy(partitions, T.partition_key).count()
+
+    def join(self) -> None:
+        self._thread.join()
 
 
 def _result(scenario: Scenario, checks: Checks, symmetric: bool) -> Result:
@@ -131,12 +187,19 @@ def _result(scenario: Scenario, checks: Checks, symmetric: bool) -> Result:
 
 
 class _Search:
+    """The levels of one run: as Spark jobs, or -- the small ones (module docstring) -- in
+    the driver, where a level's input is a list of records per partition. A cut among the
+    driver's levels turns their inputs into datasets for its small jobs."""
+
     def __init__(self, sc, checkpoint_dir: str | None, st: Start, job: T.Job,  # noqa: ANN001
-                 run: SparkRun, on_level: Callable[[Level], None] | None) -> None:
+                 run: SparkRun, on_level: Callable[[Level], None] | None,
+                 driver_limit: int = DRIVER_LEVEL_LIMIT, warm: _Warmup | None = None
+                 ) -> None:
         self.sc, self.n, self.checkpoint_dir = sc, job.partitions, checkpoint_dir
         self.st, self.job, self.spark_run, self.on_level = st, job, run, on_level
-
-    # ------------------------------------------------------------ datasets
+        self.driver_limit, self.warm = driver_limit, warm
+        # in the driver the caller has applied the patch already (spark_bfs)
+        self.driver_job = dataclasses.replace(job, patch=None)
 
     def _initial(self):  # noqa: ANN202
         """Level 0's input: every partition's visited store, the start state alone, and the
@@ -152,14 +215,59 @@ class _Search:
                 store.add([key], [0], [ROOT], [ROOT_PARTITION])
             records.append((i, (T.VISITED, *store.to_bytes())))
         records.append((home, (T.SEED, pack_bundle([(key, b"", snap, real)]))))
+        return self._in_driver(records)
+
+    def _in_driver(self, records: list[tuple[int, tuple]]) -> list[list[tuple[int, tuple]]]:
+        """A level's input kept in the driver: the records of each partition, routed as
+        ``partitionBy`` routes them."""
+        parts: list[list[tuple[int, tuple]]] = [[] for _ in range(self.n)]
+        for record in records:
+            parts[T.partition_key(record[0]) % self.n].append(record)
+        return parts
+
+    def _dataset(self, inp):  # noqa: ANN001, ANN202
+        """A level's input as a dataset (it may be kept in the driver)."""
+        if not isinstance(inp, list):
+            return inp
+        if self.warm is not None:
+            self.warm.join()
+        records = [r for part in inp for r in part]
         return self.sc.parallelize(records, self.n).partitionBy(self.n, T.partition_key)
 
-    def _level(self, inp, expand_new: bool):  # noqa: ANN001, ANN202
+    def _small(self, inp) -> bool:  # noqa: ANN001
+        """Whether a level runs in the driver: its input is there, and the successors it
+        holds (as the tasks that sent them counted them; the start state as one) are fewer
+        than the limit."""
+        if not isinstance(inp, list):
+            return False
+        size = sum(v[1] if v[0] == T.GENERATED else 1 if v[0] == T.SEED else 0
+                   for part in inp for _, v in part)
+        return size < self.driver_limit
+
+    def _level_in_driver(self, inp: list, expand_new: bool, send_snapshots: bool
+                         ) -> tuple[list, list[tuple]]:
+        """``_level`` in this process: each partition's task, one after the other."""
+        metas = T.LocalSums()
+        out: list[tuple[int, tuple]] = []
+        try:
+            for i, records in enumerate(inp):
+                out.extend(T.level_partition(self.driver_job, metas, expand_new,
+                                             send_snapshots, i, records))
+        finally:
+            gc.unfreeze()  # the task froze the driver's heap, as it must a worker's
+        self.spark_run.driver_levels += 1
+        return self._in_driver(out), [metas.value[i] for i in range(self.n)]
+
+    def _level(self, inp, expand_new: bool, send_snapshots: bool):  # noqa: ANN001, ANN202
         """One level: its input -> (the next level's input, each partition's (generated,
-        new, finding) at this level)."""
+        new, finding) at this level). ``send_snapshots``: whether the next level expands
+        (``tasks.level_partition``)."""
+        if self._small(inp):
+            return self._level_in_driver(inp, expand_new, send_snapshots)
+        inp = self._dataset(inp)
         metas = self.sc.accumulator({}, T.PartitionMetas())
         nxt = inp.mapPartitionsWithIndex(
-            functools.partial(T.level_partition, self.job, metas, expand_new)
+            functools.partial(T.level_partition, self.job, metas, expand_new, send_snapshots)
         ).partitionBy(self.n, T.partition_key)
         nxt.persist()
         if self.checkpoint_dir:
@@ -182,12 +290,13 @@ class _Search:
             return
         t = time.perf_counter()
         before = self._initial()  # level 0's input
-        inp, _ = self._level(before, True)  # the start state expanded: level 1's input
+        # the start state expanded: level 1's input
+        inp, _ = self._level(before, True, depth_bound > 1)
         frontier_size = 1
         for depth in range(1, depth_bound + 1):
             if frontier_size == 0:
                 return
-            nxt, metas = self._level(inp, depth < depth_bound)
+            nxt, metas = self._level(inp, depth < depth_bound, depth + 1 < depth_bound)
             generated = sum(m[0] for m in metas)
             new = sum(m[1] for m in metas)
             finding = None
@@ -203,7 +312,8 @@ class _Search:
             t = time.perf_counter()
             # kept: this level's input (its states, should the next level be cut) and the
             # next level's
-            before.unpersist()
+            if not isinstance(before, list):
+                before.unpersist()
             before, inp = inp, nxt
             frontier_size = new
         if frontier_size:
@@ -226,6 +336,7 @@ class _Search:
         and ``inp``: the inputs of the level before and of this one (their states are
         deduplicated again); ``nxt``: this level's output (the store with its states)."""
         result = self.spark_run.result
+        before, inp, nxt = self._dataset(before), self._dataset(inp), self._dataset(nxt)
         paths = inp.mapPartitionsWithIndex(T.level_paths).persist()
         limit = None
         if room is not None:  # the path of the room-th new state, in the local order

@@ -19,7 +19,8 @@ VISITED    partition number        ``(VISITED, keys, parents, indices, parent pa
                                    the visited store (``encoding.VisitedStore``)
 CAND       partition number        ``(CAND, bundle)`` of ``(key, path, snapshot, found,
                                    parent key, fp, parent partition)``: successors for that
-                                   partition, combined per task (smallest path kept)
+                                   partition, combined per task (smallest path kept); the
+                                   snapshot is None when that level is the depth bound
 EDGE       child key (0: raised)   ``(EDGE, path, (invariant, detail), parent key, parent
                                    partition)``: a step that violated a transition
                                    invariant or raised
@@ -52,7 +53,8 @@ level sent it. The task keeps the candidates the store has not seen (smallest pa
 the new states of this level), adds them to the store, reports the level's sums and first
 violation for the partition through an accumulator, and -- unless the level is the last --
 expands the new states at once: their successors, keyed by partition, and the store are
-the next level's input, after one shuffle. The new states are unpacked once, in the task
+the next level's input, after one shuffle. Successors for the depth bound travel without
+their snapshots: that level only deduplicates them (on ``standard`` it is the largest). The new states are unpacked once, in the task
 that expands them; they are never packed again, cached, or read back.
 """
 
@@ -143,6 +145,16 @@ def _run_state(job: Job) -> tuple[Checks, dict[int, Any]]:
         _RUN.clear()  # one run at a time per worker: drop the last one's memos
         hit = _RUN[job.run] = (job.checks, {})
     return hit
+
+
+def warm(split: int, _records: Iterable[int]) -> Iterator[tuple[int, int]]:
+    """The warm-up job's task (``engine._Warmup``): importing this module was the work."""
+    yield split, split
+
+
+def forget_run(run: str) -> None:
+    """Drop the memos of run ``run`` in this process (the driver, after the levels it ran)."""
+    _RUN.pop(run, None)
 
 
 class Finding(NamedTuple):
@@ -254,11 +266,15 @@ def dedupe(split: int, records: Iterable[tuple[int, tuple]]) -> Dedupe:
     return Dedupe(new, seeds, store, generated, finding)
 
 
-def level_partition(job: Job, metas: Accumulator, expand_new: bool, split: int,
-                    records: Iterable[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
+def level_partition(job: Job, metas: Accumulator, expand_new: bool, send_snapshots: bool,
+                    split: int, records: Iterable[tuple[int, tuple]]
+                    ) -> Iterator[tuple[int, tuple]]:
     """One level of partition ``split`` (module docstring): the store, then -- when
     ``expand_new`` and the partition holds no violation (the run stops at this level) --
-    the successors of the new states and of the seeds."""
+    the successors of the new states and of the seeds. ``send_snapshots``: whether the
+    next level expands its states; when it does not (it is the depth bound), the
+    successors travel without their snapshots -- the next level only deduplicates them,
+    and the largest level is usually the last."""
     with _task(job.patch, job.config):
         d = dedupe(split, records)
         metas.add({split: (d.generated, len(d.new), d.finding)})
@@ -266,17 +282,21 @@ def level_partition(job: Job, metas: Accumulator, expand_new: bool, split: int,
         if expand_new and d.finding is None:
             states = [(c[0], c[1], c[2], c[5]) for c in d.new] + d.seeds
             del d
-            yield from _expand(job, split, states)
+            yield from _expand(job, split, states, send_snapshots)
 
 
-def _expand(job: Job, split: int, states: list[tuple]) -> Iterator[tuple[int, tuple]]:
+def _expand(job: Job, split: int, states: list[tuple], send_snapshots: bool = True
+            ) -> Iterator[tuple[int, tuple]]:
     """Expand every state with ``search.expand`` (the local engine's unit), check the new
     states' invariants here, combine duplicates: per key, the successor with the smallest
-    path (with symmetry, the world kept for a class is that one, as in the local engine)."""
+    path (with symmetry, the world kept for a class is that one, as in the local engine).
+    Without ``send_snapshots`` a successor's snapshot is dropped at once (None)."""
     config = job.config
     checks, known = _run_state(job)  # known: views by the worlds' own fingerprints
     canon = canonicalizer(config) if job.symmetric else None
-    out: dict[int, list] = {}  # key -> [path, snapshot, found, parent key, fingerprint]
+    out: dict[int, list] = {}  # key -> [path, snapshot, found, parent key, fingerprint,
+    #                                    partition]
+    where = job.partition_of
     generated = 0
     for key, path, snap, real in states:
         snap = World.canonical(snap)
@@ -296,8 +316,9 @@ def _expand(job: Job, split: int, states: list[tuple]) -> Iterator[tuple[int, tu
             cur = out.get(s.fp)
             if cur is None or (child_path < cur[0] and child_real != cur[4]):
                 found = checks.on_state(s.view)
-                out[s.fp] = [child_path, s.snapshot, None if found is None else tuple(found),
-                             key, child_real]
+                out[s.fp] = [child_path, s.snapshot if send_snapshots else None,
+                             None if found is None else tuple(found), key, child_real,
+                             where(s.fp, s.snapshot)]
             elif child_path < cur[0]:  # the same world by a smaller path
                 cur[0], cur[3] = child_path, key
         if len(out) >= FLUSH_AT:
@@ -309,13 +330,22 @@ def _expand(job: Job, split: int, states: list[tuple]) -> Iterator[tuple[int, tu
 
 def _candidates(out: dict[int, list], job: Job, split: int) -> Iterator[tuple[int, tuple]]:
     by_partition: dict[int, list[tuple]] = {}
-    where = job.partition_of
-    for key, (path, snap, found, parent, real) in out.items():
-        by_partition.setdefault(where(key, snap), []).append(
-            (key, path, snap, found, parent, real, split))
+    for key, (path, snap, found, parent, real, part) in out.items():
+        by_partition.setdefault(part, []).append((key, path, snap, found, parent, real, split))
     for i, states in sorted(by_partition.items()):
         for k in range(0, len(states), BUNDLE):
             yield i, (CAND, pack_bundle(states[k:k + BUNDLE]))
+
+
+class LocalSums:
+    """What a level's tasks add their sums to when the driver runs them (the accumulator's
+    ``add``, in one process)."""
+
+    def __init__(self) -> None:
+        self.value: dict = {}
+
+    def add(self, entry: dict) -> None:
+        self.value.update(entry)
 
 
 class PartitionMetas(AccumulatorParam):

@@ -34,7 +34,7 @@ def test_smoke_on_spark_reports_what_the_local_engine_reports(sc, tmp_path: Path
     assert r.exit_code == 0, r.output
     monkeypatch.setattr(fast_exit, "_requested", False)
     r = run("check", "smoke", "--engine", "spark", "--master", "local[2]", "--partitions", "3",
-            "--json", str(spark_json))
+            "--driver-limit", "0", "--json", str(spark_json))
     assert r.exit_code == 0, r.output
     assert not fast_exit.requested()  # Spark's exit hooks stop the context and its JVM
     assert "verdict: pass" in r.output and \
@@ -45,6 +45,7 @@ def test_smoke_on_spark_reports_what_the_local_engine_reports(sc, tmp_path: Path
     settings = spark.pop("spark")
     assert settings["master"] == "local[2]" and settings["partitions"] == 3
     assert settings["partition_by"] == "zookeeper"
+    assert (settings["driver_limit"], settings["driver_levels"]) == (0, 0)  # all Spark jobs
     assert settings["spark_version"] == sc.version
     assert {k: v for k, v in spark.items() if k not in TIMINGS} == \
         {k: v for k, v in local.items() if k not in TIMINGS}
@@ -65,6 +66,8 @@ def test_a_mutant_on_spark_gives_the_local_trace_files_and_they_replay(sc, tmp_p
         assert r.exit_code == 1, r.output
         runs[engine] = json.loads(out.read_text())
     local, spark = runs["local"], runs["spark"]
+    # the default: the first levels in the driver (the mutant applied there by the command)
+    assert spark["spark"]["driver_levels"] >= 1
     for key in ("verdict", "invariant", "detail", "violation_depth", "trace", "distinct_states",
                 "states_generated", "depth", "mutant"):
         assert spark[key] == local[key], key
@@ -76,7 +79,8 @@ def test_a_mutant_on_spark_gives_the_local_trace_files_and_they_replay(sc, tmp_p
 
 
 @pytest.mark.parametrize("args", [("--master", "local[2]"), ("--partitions", "2"),
-                                  ("--partition-by", "key"),
+                                  ("--partition-by", "key"), ("--driver-limit", "5"),
+                                  ("--engine", "spark", "--driver-limit", "-1"),
                                   ("--engine", "spark", "--partition-by", "nope"),
                                   ("--engine", "spark", "--random"),
                                   ("--engine", "spark", "--graph", "g.graphml")])

@@ -12,16 +12,21 @@ from model_check.checks import Checks, default_checks
 from model_check.scenario import Scenario, load
 from model_check.search import Options, Result, bfs
 from model_check.spark.engine import SparkOptions, SparkRun, spark_bfs
+from model_check.spark.session import DRIVER_LEVEL_LIMIT
 
 pytestmark = [pytest.mark.spark, pytest.mark.integration]
 
 
 def both(sc, scenario: Scenario, checks: Checks, options: Options = Options(),  # noqa: ANN001, B008
-         partitions: int = PARTITIONS) -> tuple[Result, SparkRun]:
+         partitions: int = PARTITIONS, driver_limit: int = 0) -> tuple[Result, SparkRun]:
     """Both engines; Spark with three partitions (one task each per level), so that
-    duplicates meet across tasks (the command-line test runs the default)."""
+    duplicates meet across tasks (the command-line test runs the default), and every level
+    a Spark job unless ``driver_limit`` says otherwise."""
     local = bfs(scenario, checks, options)
-    run = spark_bfs(scenario, checks, options, SparkOptions(partitions=partitions), sc=sc)
+    run = spark_bfs(scenario, checks, options,
+                    SparkOptions(partitions=partitions, driver_level_limit=driver_limit), sc=sc)
+    if not driver_limit:
+        assert run.driver_levels == 0
     assert run.settings.partitions == partitions and run.settings.master == "local[2]"
     return local, run
 
@@ -43,7 +48,8 @@ def test_states_placed_by_key_agree_and_give_the_same_trace(sc) -> None:  # noqa
     sc_ = load("standard")
     checks = epoch_below(2)
     local = bfs(sc_, checks)
-    run = spark_bfs(sc_, checks, spark=SparkOptions(partitions=PARTITIONS, partition_by="key"),
+    run = spark_bfs(sc_, checks, spark=SparkOptions(partitions=PARTITIONS, partition_by="key",
+                                           driver_level_limit=0),
                     sc=sc)
     assert run.settings.partition_by == "key"
     assert_same(local, run.result)
@@ -58,7 +64,8 @@ def test_a_state_violation_gives_the_local_counterexample_whatever_the_partition
     local = bfs(sc_, checks)
     assert local.verdict == "violation"
     for partitions in (1, 4):
-        run = spark_bfs(sc_, checks, spark=SparkOptions(partitions=partitions), sc=sc)
+        run = spark_bfs(sc_, checks, spark=SparkOptions(partitions=partitions,
+                                                         driver_level_limit=0), sc=sc)
         assert_same(local, run.result)
         # the trace came from walking parent pointers, one lookup per step
         assert run.trace_lookups == local.violation.depth + 1
@@ -88,6 +95,55 @@ def test_max_states_cuts_at_the_same_state(sc) -> None:  # noqa: ANN001
     local, run = both(sc, load("smoke"), default_checks(), Options(max_states=50))
     assert_same(local, run.result)
     assert run.result.bounded_by == "max-states" and run.result.distinct_states == 50
+
+
+def test_cuts_at_the_depth_bound_agree(sc) -> None:  # noqa: ANN001
+    """The level at the depth bound gets its states without their snapshots (it only
+    deduplicates): a violation or ``max_states`` met there still cuts it as the local engine
+    does, and the trace is the same."""
+    sc_ = load("standard")
+    checks = epoch_below(2)
+    found = bfs(sc_, checks)
+    local, run = both(sc, sc_, checks, Options(depth=found.violation.depth))
+    assert_same(local, run.result)
+    assert run.result.violation.path == found.violation.path
+    filled = bfs(load("smoke"), default_checks(), Options(max_states=50))
+    local, run = both(sc, load("smoke"), default_checks(),
+                      Options(max_states=50, depth=filled.depth))
+    assert_same(local, run.result)
+    assert run.result.bounded_by == "max-states" and run.result.depth == filled.depth
+
+
+def test_small_levels_run_in_the_driver_then_on_spark_and_agree(sc) -> None:  # noqa: ANN001
+    """With the default limit the first levels of ``standard`` run in the driver, by the same
+    task code, and the rest as Spark jobs: every level agrees with the local engine, and
+    with the run that made every level a Spark job."""
+    sc_, options = load("standard"), Options(depth=7)
+    local, run = both(sc, sc_, default_checks(), options, driver_limit=DRIVER_LEVEL_LIMIT)
+    assert_same(local, run.result)
+    inputs = [1] + [lv.generated for lv in local.levels]  # successors in each level's input
+    in_driver = next(i for i, n in enumerate(inputs) if n >= DRIVER_LEVEL_LIMIT)
+    assert 2 <= in_driver < len(local.levels)  # some levels of each kind
+    assert run.driver_levels == in_driver
+    # every level in the driver: the whole run without a Spark job
+    _, tiny = both(sc, sc_, default_checks(), Options(depth=3), driver_limit=10**9)
+    assert tiny.driver_levels == 4 and tiny.trace_lookups == 0
+
+
+def test_a_violation_among_the_driver_levels_is_cut_and_traced_alike(sc) -> None:  # noqa: ANN001
+    """A cut level in the driver: its inputs become datasets for the cut's small jobs and the
+    walk back, and the counterexample is the local engine's."""
+    sc_ = load("standard")
+    for checks in (epoch_below(2), epoch_steady_after(1)):
+        local, run = both(sc, sc_, checks, driver_limit=10**9)
+        assert local.verdict == "violation"
+        assert run.driver_levels == len(local.levels) + 1  # level 0 too: all in the driver
+        assert_same(local, run.result)
+    filled = bfs(load("smoke"), default_checks(), Options(max_states=50))
+    local, run = both(sc, load("smoke"), default_checks(), Options(max_states=50),
+                      driver_limit=10**9)
+    assert_same(local, run.result)
+    assert filled.distinct_states == run.result.distinct_states == 50
 
 
 def test_symmetry_reduction_agrees(sc) -> None:  # noqa: ANN001

@@ -31,7 +31,8 @@ def test_mutant_found_alike(sc, name: str) -> None:  # noqa: ANN001
     with mutants.patched(name):
         local = bfs(scenario, checks, options)
         run = spark_bfs(scenario, checks, options,
-                        SparkOptions(partitions=PARTITIONS, patch=MutantPatch(name)), sc=sc)
+                        SparkOptions(partitions=PARTITIONS, patch=MutantPatch(name),
+                                     driver_level_limit=0), sc=sc)
     assert_same(local, run.result)
     v = run.result.violation
     assert v is not None and v.depth == m.depth
@@ -45,6 +46,7 @@ def test_the_mutant_does_not_outlive_its_run(sc) -> None:  # noqa: ANN001
     """Python workers are reused: a clean run after a mutant's must see the clean core."""
     m = mutants.get("broker-ignores-broker-epoch")
     scenario, checks, options = load(m.scenario), default_checks(), Options(depth=m.depth)
-    clean = spark_bfs(scenario, checks, options, SparkOptions(partitions=PARTITIONS), sc=sc)
+    clean = spark_bfs(scenario, checks, options,
+                      SparkOptions(partitions=PARTITIONS, driver_level_limit=0), sc=sc)
     assert clean.result.verdict == "pass"
     assert_same(bfs(scenario, checks, options), clean.result)

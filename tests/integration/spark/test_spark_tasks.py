@@ -116,7 +116,7 @@ def test_a_level_task_stores_the_new_states_and_sends_their_successors() -> None
                (0, (T.SEED, pack_bundle([(root, b"", s.snapshot, root)])))]
     job = T.Job(s.config, default_checks(), 1)
     sums = Sums()
-    out = list(T.level_partition(job, sums, True, 0, records))
+    out = list(T.level_partition(job, sums, True, True, 0, records))
     assert sums.value == {0: (0, 0, None)}  # no candidate at level 0: the seed is no new state
     (visited,) = [v for _, v in out if v[0] == T.VISITED]
     assert list(VisitedStore(*visited[1:]).fps) == [root]
@@ -126,10 +126,38 @@ def test_a_level_task_stores_the_new_states_and_sends_their_successors() -> None
         first_path.setdefault(fingerprint(c), step(i))
     assert sorted((c[0], c[1], c[4], c[5], c[6]) for c in cands) == \
         sorted((fp, p, root, fp, 0) for fp, p in first_path.items())
+    assert {fingerprint(c[2]) for c in cands} == set(first_path)  # each with its world
     assert [v[1] for _, v in out if v[0] == T.GENERATED] == [len(children)]
     # the last level (or a partition holding a violation) expands nothing
-    quiet = list(T.level_partition(job, Sums(), False, 0, records))
+    quiet = list(T.level_partition(job, Sums(), False, True, 0, records))
     assert [v[0] for _, v in quiet] == [T.VISITED]
+
+
+def test_successors_for_the_depth_bound_travel_without_snapshots_to_the_same_places() -> None:
+    """When the next level is the depth bound it only deduplicates: the successors are sent
+    without their worlds, and otherwise as they would be -- the same keys, paths, parents,
+    findings and partitions (placed by their ZooKeeper before the world is dropped)."""
+    s, _ = _siblings()
+    root = fingerprint(s.snapshot)
+    partitions = 4
+    job = T.Job(s.config, default_checks(), partitions)
+    home = job.partition_of(root, s.snapshot)
+
+    def sent(send_snapshots: bool) -> list[tuple[int, tuple]]:
+        store = VisitedStore()
+        store.add([root], [0], [ROOT], [ROOT_PARTITION])
+        records = [(home, (T.VISITED, *store.to_bytes())),
+                   (home, (T.SEED, pack_bundle([(root, b"", s.snapshot, root)])))]
+        out = list(T.level_partition(job, Sums(), True, send_snapshots, home, records))
+        return sorted((where, c) for where, v in out if v[0] == T.CAND
+                      for c in unpack_bundle(v[1]))
+
+    full, bare = sent(True), sent(False)
+    assert len({where for where, _ in full}) > 1  # the test sends to several partitions
+    assert all(where == job.partition_of(c[0], c[2]) for where, c in full)
+    assert all(c[2] is None for _, c in bare)
+    assert [(where, c[:2] + c[3:]) for where, c in bare] == \
+        [(where, c[:2] + c[3:]) for where, c in full]
 
 
 def test_a_state_is_placed_by_its_zookeeper_or_by_its_key() -> None:
