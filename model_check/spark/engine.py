@@ -100,7 +100,7 @@ class SparkRun:
     result: Result
     settings: SparkSettings
     trace_lookups: int = 0  # single-partition jobs that walked the parent pointers
-    driver_levels: int = 0  # levels run in the driver (small ones; ``_Search``)
+    driver_levels: int = 0  # levels 1, 2, ... run in the driver (small ones; ``_Search``)
 
 
 def spark_bfs(scenario: Scenario, checks: Checks, options: Options | None = None,
@@ -255,7 +255,6 @@ class _Search:
                                              send_snapshots, i, records))
         finally:
             gc.unfreeze()  # the task froze the driver's heap, as it must a worker's
-        self.spark_run.driver_levels += 1
         return self._in_driver(out), [metas.value[i] for i in range(self.n)]
 
     def _level(self, inp, expand_new: bool, send_snapshots: bool):  # noqa: ANN001, ANN202
@@ -296,6 +295,8 @@ class _Search:
         for depth in range(1, depth_bound + 1):
             if frontier_size == 0:
                 return
+            if self._small(inp):
+                self.spark_run.driver_levels += 1
             nxt, metas = self._level(inp, depth < depth_bound, depth + 1 < depth_bound)
             generated = sum(m[0] for m in metas)
             new = sum(m[1] for m in metas)

@@ -124,10 +124,10 @@ def test_small_levels_run_in_the_driver_then_on_spark_and_agree(sc) -> None:  # 
     inputs = [1] + [lv.generated for lv in local.levels]  # successors in each level's input
     in_driver = next(i for i, n in enumerate(inputs) if n >= DRIVER_LEVEL_LIMIT)
     assert 2 <= in_driver < len(local.levels)  # some levels of each kind
-    assert run.driver_levels == in_driver
+    assert run.driver_levels == in_driver - 1  # levels 1, 2, ...: level 0 is the seed's
     # every level in the driver: the whole run without a Spark job
     _, tiny = both(sc, sc_, default_checks(), Options(depth=3), driver_limit=10**9)
-    assert tiny.driver_levels == 4 and tiny.trace_lookups == 0
+    assert tiny.driver_levels == 3 and tiny.result.bounded_by == "depth"
 
 
 def test_a_violation_among_the_driver_levels_is_cut_and_traced_alike(sc) -> None:  # noqa: ANN001
@@ -137,7 +137,7 @@ def test_a_violation_among_the_driver_levels_is_cut_and_traced_alike(sc) -> None
     for checks in (epoch_below(2), epoch_steady_after(1)):
         local, run = both(sc, sc_, checks, driver_limit=10**9)
         assert local.verdict == "violation"
-        assert run.driver_levels == len(local.levels) + 1  # level 0 too: all in the driver
+        assert run.driver_levels == len(local.levels)  # the cut level too
         assert_same(local, run.result)
     filled = bfs(load("smoke"), default_checks(), Options(max_states=50))
     local, run = both(sc, load("smoke"), default_checks(), Options(max_states=50),
