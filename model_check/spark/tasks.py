@@ -54,8 +54,9 @@ the new states of this level), adds them to the store, reports the level's sums 
 violation for the partition through an accumulator, and -- unless the level is the last --
 expands the new states at once: their successors, keyed by partition, and the store are
 the next level's input, after one shuffle. Successors for the depth bound travel without
-their snapshots: that level only deduplicates them (on ``standard`` it is the largest). The new states are unpacked once, in the task
-that expands them; they are never packed again, cached, or read back.
+their snapshots: that level only deduplicates them (on ``standard`` it is the largest). The
+new states are unpacked once, in the task that expands them; they are never packed again,
+cached, or read back.
 """
 
 from __future__ import annotations

@@ -20,15 +20,7 @@ from model_check.spark.encoding import (
 from model_check.start import start
 from model_check.world import World, fingerprint
 
-
-class Sums:
-    """Stands in for the accumulator a dedupe task adds its sums to."""
-
-    def __init__(self) -> None:
-        self.value: dict = {}
-
-    def add(self, entry: dict) -> None:
-        self.value.update(entry)
+Sums = T.LocalSums  # stands in for the accumulator a task adds its sums to
 
 
 def test_a_task_runs_without_the_collector_and_freezes_what_it_leaves_alive() -> None:
