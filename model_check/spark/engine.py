@@ -128,8 +128,20 @@ def spark_bfs(scenario: Scenario, checks: Checks, options: Options | None = None
     # runs the setup and the first levels
     warm = _Warmup(sc, partitions) if spark.driver_level_limit > 0 else None
     try:
-        _check(scenario, checks, options, spark, sc, checkpoint_dir, run, on_level,
-               partitions, symmetric, route, warm)
+        st = start(scenario, checks)
+        run.result.setup_steps = len(st.setup)
+        if st.found is not None:
+            run.result.violation = Violation(st.found.invariant, st.found.detail, (), st.setup)
+        else:
+            job = T.Job(st.config, checks, partitions, symmetric, spark.patch,
+                        run=uuid.uuid4().hex, route=route)
+            try:
+                _Search(sc, checkpoint_dir, st, job, run, on_level, spark.driver_level_limit,
+                        warm).run(
+                    scenario.depth if options.depth is None else options.depth,
+                    scenario.max_states if options.max_states is None else options.max_states)
+            finally:
+                T.forget_run(job.run)  # the memos of the levels the driver ran
     finally:
         if warm is not None:
             warm.join()
@@ -137,26 +149,6 @@ def spark_bfs(scenario: Scenario, checks: Checks, options: Options | None = None
     if run.result.violation is not None:
         run.result.verdict = "violation"
     return run
-
-
-def _check(scenario: Scenario, checks: Checks, options: Options, spark: SparkOptions,
-           sc, checkpoint_dir: str | None, run: SparkRun,  # noqa: ANN001
-           on_level: Callable[[Level], None] | None, partitions: int, symmetric: bool,
-           route: str, warm: _Warmup | None) -> None:
-    st = start(scenario, checks)
-    run.result.setup_steps = len(st.setup)
-    if st.found is not None:
-        run.result.violation = Violation(st.found.invariant, st.found.detail, (), st.setup)
-    else:
-        job = T.Job(st.config, checks, partitions, symmetric, spark.patch, run=uuid.uuid4().hex,
-                    route=route)
-        try:
-            _Search(sc, checkpoint_dir, st, job, run, on_level, spark.driver_level_limit,
-                    warm).run(
-                scenario.depth if options.depth is None else options.depth,
-                scenario.max_states if options.max_states is None else options.max_states)
-        finally:
-            T.forget_run(job.run)  # the memos of the levels the driver ran
 
 
 class _Warmup:
