@@ -11,8 +11,8 @@
   PySpark requires, so the format is the same on both. The fingerprint is never taken over
   these bytes (it is ``model_check.world.fingerprint`` of the unpacked snapshot, as in the
   local engine).
-* ``Interner``: states of different bundles share nothing; interning the top levels of
-  every unpacked snapshot by value makes equal components one object again.
+* States of different bundles share nothing: the task that expands them maps their
+  components onto the ones its process already holds (``World.canonical``).
 * A **path** is the action indices from the start state, two bytes each, big-endian, so
   that ``bytes`` order on paths of one length is the lexicographic order of the indices:
   the order in which the local engine discovers a level (its frontier is its parents'
@@ -29,7 +29,6 @@ from __future__ import annotations
 import marshal
 import struct
 from array import array
-from typing import Any
 
 MAX_ACTIONS = 1 << 16
 """Action indices must fit the two bytes of a path step."""
@@ -38,9 +37,6 @@ _STEP = struct.Struct(">H")
 
 
 MARSHAL_VERSION = 4
-INTERN_DEPTH = 2
-"""Interning deeper costs more hashing than the memo hits save (measured on ``standard``)."""
-INTERN_LIMIT = 200_000
 ROOT_PARTITION = -1
 """The parent partition recorded for the start state (it has no parent)."""
 
@@ -51,25 +47,6 @@ def pack_bundle(items: list[tuple]) -> bytes:
 
 def unpack_bundle(blob: bytes) -> list[tuple]:
     return marshal.loads(blob)
-
-
-class Interner:
-    """``interner(value)``: an equal value whose tuples down to ``INTERN_DEPTH`` levels are
-    shared with the equal ones seen before (bounded: the memo is dropped when full)."""
-
-    __slots__ = ("_memo",)
-
-    def __init__(self) -> None:
-        self._memo: dict[tuple, tuple] = {}
-
-    def __call__(self, x: Any, depth: int = 0) -> Any:
-        if type(x) is not tuple:
-            return x
-        if depth < INTERN_DEPTH:
-            x = tuple([self(y, depth + 1) for y in x])
-        if depth == 0 and len(self._memo) >= INTERN_LIMIT:
-            self._memo.clear()
-        return self._memo.setdefault(x, x)
 
 
 def step(index: int) -> bytes:

@@ -11,7 +11,6 @@ from model_check.search import ROOT
 from model_check.spark.encoding import (
     MAX_ACTIONS,
     ROOT_PARTITION,
-    Interner,
     VisitedStore,
     last_index,
     pack_bundle,
@@ -65,11 +64,3 @@ def test_a_bundle_keeps_states_equal_and_shares_what_siblings_share() -> None:
     # the components siblings share come back as one object
     a, b = loaded[0][2], loaded[1][2]
     assert any(x is y for x, y in zip(a, b, strict=True))
-
-
-def test_interning_makes_equal_components_one_object() -> None:
-    s = start(load("smoke")).snapshot
-    intern = Interner()
-    first = intern(unpack_bundle(pack_bundle([s]))[0])
-    second = intern(unpack_bundle(pack_bundle([s]))[0])
-    assert first == s and second is first
