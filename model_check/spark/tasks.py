@@ -62,7 +62,8 @@ cached, or read back.
 met, so the children of one parent, which share most components, are stepped one after
 another -- the memos stay warm, and the successors two of them share are combined before
 the flush (``FLUSH_AT``). Expanded in a random order, ``standard``'s level 9 took 47% more
-CPU and received 89% more candidates (2026-11-26, ``docs/benchmarks.md``). Keep it a list.
+CPU and received 89% more candidates (2026-11-26, ``docs/benchmarks.md``); a set, or a
+sort by key, would lose it.
 """
 
 from __future__ import annotations
