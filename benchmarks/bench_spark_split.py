@@ -13,6 +13,9 @@ forked here: no JVM, no shuffle, no task start. So the figures are the split's c
   with Spark costing nothing and the machines never competing.
 * ``candidates``: the successors the last level received (before deduplication).
 
+A violation stops the run at the level that holds it, as in the engine (the whole level is
+counted here; the engine cuts it where the local engine stops).
+
 Modes (``--mode``):
 
 * ``processes`` (the default): one process per partition, the partitions of a level run one
@@ -94,7 +97,7 @@ def measure(scenario: str, depth: int | None, n: int, mode: str) -> dict:
             candidates = sum(_candidates(part) for part in inp)
             cpu = [0.0] * len(pipes)
             out: list[tuple[int, tuple]] = []
-            new = 0
+            new, finding = 0, None
             wall = time.perf_counter()
             if mode == "concurrent":
                 for i in range(n):
@@ -107,16 +110,21 @@ def measure(scenario: str, depth: int | None, n: int, mode: str) -> dict:
                     pipe.send((expand_new, send_snapshots, i, inp[i]))
                     answers.append(pipe.recv())
             wall = time.perf_counter() - wall
-            for i, (records, (_generated, fresh, _finding), seconds) in enumerate(answers):
+            for i, (records, (_generated, fresh, found), seconds) in enumerate(answers):
                 cpu[0 if mode == "one" else i] += seconds
                 out.extend(records)
                 new += fresh
+                finding = T.first(finding, found)
             levels.append({"depth": d, "new": new, "candidates": candidates,
                            "cpu": [round(c, 3) for c in cpu], "wall": round(wall, 3)})
             inp = search._in_driver(out)
             print(f"  partitions {n} depth {d:>2}: {new:>8,} new, {candidates:>8,} candidates,"
                   f" CPU {sum(cpu):6.2f} s (busiest {max(cpu):6.2f})", file=sys.stderr,
                   flush=True)
+            if finding is not None:
+                print(f"  stopped at depth {d}: {finding.invariant} is violated there (the engine"
+                      f" stops at that level too)", file=sys.stderr, flush=True)
+                break
             if d and not new:
                 break  # no new states: nothing to expand, as the engine stops
     finally:
