@@ -52,7 +52,6 @@ def metadata_matches_zookeeper(view: GlobalView) -> Iterator[str]:
     after every change; once nothing is in flight a cache that still differs will never be
     corrected (until some unrelated change), so clients would be sent to a dead or deposed
     leader indefinitely. "Live" = up, serving, registered with the epoch it believes in.
-    Not checked after a message was lost for good (``view.messages_lost``): nothing resends.
 
     One exemption: a broker whose cache was never written (no controller id, no broker, no
     partition) while ZooKeeper holds no partition state. kcontrol's controller sends no
@@ -61,7 +60,7 @@ def metadata_matches_zookeeper(view: GlobalView) -> Iterator[str]:
     difference rather than a safety violation.
     """
     zk = view.zk
-    if zk is None or view.pending or view.messages_lost:
+    if zk is None or view.pending:
         return
     want_parts = {tp: (st.leader, st.leader_epoch, st.isr, zk.assignment.get(tp, ()))
                   for tp, st in zk.partitions if tp[0] not in zk.deleting}
@@ -172,11 +171,10 @@ def replicas_follow_zookeeper(view: GlobalView) -> Iterator[str]:
     LeaderAndIsr is how decisions reach the brokers. Once nothing is in flight, a replica
     still on an older leadership never fetches from the real leader (it drops out of the ISR
     for good), and a leader whose ISR view or version differs from ZooKeeper's will have its
-    next ISR change refused. Not checked after a message was lost for good
-    (``view.messages_lost``).
+    next ISR change refused.
     """
     zk = view.zk
-    if zk is None or view.pending or view.messages_lost:
+    if zk is None or view.pending:
         return
     brokers = {b.broker_id: b for b in _current_brokers(view, zk)}
     for tp, st in zk.partitions:

@@ -203,10 +203,7 @@ class GlobalView:
     ``deleted_topics``: topics whose deletion was requested and that are gone from ZooKeeper.
     ``reassign_targets``: ``(tp, target)`` of the reassignments a controller accepted (took
     in flight; the latest per partition), refused requests excluded (None: unknown).
-    ``unclean_leader_election``: the cluster may elect a replica outside the ISR.
-    ``messages_lost``: a controller request or response was lost for good on the way here
-    (a message-loss fault): brokers may then stay behind without anything pending, so the
-    convergence invariants (metadata, replicas) are not checked."""
+    ``unclean_leader_election``: the cluster may elect a replica outside the ISR."""
 
     zk: ZkView | None = None
     controllers: tuple[ControllerView, ...] | None = None
@@ -215,7 +212,6 @@ class GlobalView:
     deleted_topics: tuple[str, ...] = ()
     reassign_targets: tuple[tuple[TopicPartition, tuple[int, ...]], ...] | None = None
     unclean_leader_election: bool = False
-    messages_lost: bool = False
 
     @cached_property
     def broker_map(self) -> dict[int, BrokerView]:

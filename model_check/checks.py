@@ -182,4 +182,4 @@ def view_parts(view: Any) -> tuple:
     ``global_view``), the other fields by value. Views with equal keys are equal."""
     return (id(view.zk), *map(id, view.controllers or ()), *map(id, view.brokers or ()),
             view.pending, view.deleted_topics, view.reassign_targets,
-            view.unclean_leader_election, view.messages_lost)
+            view.unclean_leader_election)

@@ -268,7 +268,7 @@ def _replay(doc: dict, checks: Checks, out) -> Replayed:  # noqa: ANN001
 def stuck_here(world: World, checks: Checks, limit: int = 200_000) -> Found | None:
     """Recoverability, judged again from the state a trace ends in: explore everything
     reachable from it (up to ``limit`` states); ``CANNOT_RECOVER`` when none of it is a
-    quiescent, healthy state (nor a state after a message loss, which is not judged)."""
+    quiescent, healthy state."""
     from model_check.graph import unhealthy
     from model_check.search import expand
     from model_check.world import fingerprint
@@ -282,7 +282,7 @@ def stuck_here(world: World, checks: Checks, limit: int = 200_000) -> Found | No
     while todo:
         snap, view = todo.pop()
         reason = unhealthy(view)
-        if reason is None or view.messages_lost:
+        if reason is None:
             return None
         if first_reason is None and not view.pending:
             first_reason = reason

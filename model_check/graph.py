@@ -90,7 +90,7 @@ class StateGraph:
                 f"small scenarios (lower --depth, or raise --graph-limit)")
         reason = unhealthy(view)
         self.g.add_node(fp, depth=depth, healthy=reason is None, reason=reason or "",
-                        quiescent=not view.pending, messages_lost=bool(view.messages_lost))
+                        quiescent=not view.pending)
         self._position[fp] = len(self.order)
         self.order.append(fp)
 
@@ -104,12 +104,11 @@ class StateGraph:
     # ------------------------------------------------------------ analysis
 
     def may_recover(self) -> set[int]:
-        """States from which a healthy state -- or a state not judged (not expanded, or
-        after a message loss) -- is reachable."""
+        """States from which a healthy state -- or a state not judged (not expanded) -- is
+        reachable."""
         nodes = self.g.nodes
         targets = [fp for fp in self.order
-                   if nodes[fp]["healthy"] or fp not in self.expanded
-                   or nodes[fp]["messages_lost"]]
+                   if nodes[fp]["healthy"] or fp not in self.expanded]
         seen = set(targets)
         todo = deque(targets)
         pred = self.g.pred

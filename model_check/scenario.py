@@ -60,8 +60,9 @@ FAULT_KEYS = {
     "isr_changes": A.ISR_CHANGE,
 }
 UNSUPPORTED_FAULTS = {
-    "message_loss": "the world loses messages only by dropping a connection "
-                    "(use connection_drops)",
+    "message_loss": "the world loses no controller request for good, as the live channel "
+                    "manager resends until answered; a connection drop loses answers and "
+                    "controlled-shutdown messages (use connection_drops)",
 }
 WORLD_KEYS = ("auto_leader_rebalance", "unclean_leader_election",
               "controlled_shutdown_max_retries", "channel_bound", "queue_bound")

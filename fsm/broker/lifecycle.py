@@ -14,12 +14,18 @@ with an illegal pair.
     PENDING -answer NONE, nothing remaining | retries exhausted-> SHUTTING_DOWN (Exit)
     RUNNING/STARTING/RECOVERY -ShutdownRequested (uncontrolled, or not registered)->
                                   SHUTTING_DOWN (Exit)
-    RUNNING/PENDING -BrokerSessionExpired-> RECOVERY: epoch cleared (LoadBrokerMetadata),
-                                  recovery again, Register -> a new epoch
+    RUNNING/PENDING -BrokerSessionExpired-> RECOVERY: epoch and metadata cache cleared
+                                  (LoadBrokerMetadata), recovery again, Register -> a new epoch
     any but NOT_RUNNING -BrokerCrashed-> NOT_RUNNING, everything forgotten
 
 After ``Exit`` the executor reports the process gone with ``BrokerCrashed`` (the table's
 SHUTTING_DOWN -> NOT_RUNNING; a clean exit and a crash leave the same nothing).
+
+A session expiry starts a new incarnation with an empty metadata cache, as a restart does:
+while the broker was unregistered the controller sent it nothing, so a topic deleted
+meanwhile would stay in the old cache for good (the controller's full UpdateMetadata to a
+joining broker names only the partitions that exist). Found by the checker (``deep``,
+random walk seed 14; transcript ``metadata_after_session_expiry.txt``).
 
 A SIGTERM is not forgotten by a session expiry: the broker re-registers (its new epoch must
 be known to the controller) and then asks for a controlled shutdown again, with the new
@@ -30,6 +36,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fsm.broker.metadata_cache import MetadataCache
 from fsm.broker.recovery import recover
 from fsm.broker_states import BrokerState
 from fsm.effects import (
@@ -145,6 +152,7 @@ def session_expired(core: BrokerCore, ev: BrokerSessionExpired) -> list[BrokerEf
         core._move(B.RECOVERY)
         core._epoch = None
         core._applied = None
+        core._cache = MetadataCache()
         core._cs_attempts = 0
         core._registering = False
         effects.append(LoadBrokerMetadata())

@@ -173,9 +173,10 @@ def _controller_effect(w: World, b: int, eff: object, lines: list[str]) -> objec
         _resigned(w, b)
         lines.append(f"c{b} resigned: {eff.reason}")
     elif isinstance(eff, RemoveBrokerChannel):
-        lost = w.ch_call("drop", REQUEST, b, eff.broker_id)
+        lost = w.ch_call("stop_sender", b, eff.broker_id)
         if lost:
-            lines.append(f"c{b} remove channel to b{eff.broker_id} ({lost} lost)")
+            lines.append(f"c{b} remove channel to b{eff.broker_id} ({lost} queued requests "
+                         f"dropped; the one in flight may still arrive)")
     else:
         raise TypeError(f"unknown controller effect {eff!r}")
     return None
@@ -192,12 +193,14 @@ def _send_request(w: World, c: int, target: int, req: ControllerRequest,
 
 
 def _resigned(w: World, b: int) -> None:
-    """A resigning controller unregisters its watchers, closes its channels to the brokers
-    (responses and ControlledShutdowns on their way to it are lost; requests already on the
-    wire still arrive), cancels its timers and forgets queued controller-only events."""
+    """A resigning controller unregisters its watchers, resets its channels to the brokers
+    as the live channel manager's ``reset`` does (queued requests dropped, the one in flight
+    to each broker may still arrive; responses and ControlledShutdowns on their way to it
+    are lost), cancels its timers and forgets queued controller-only events."""
     cs = w.procs[b].controller_session
     if cs:
         w.zk_call("drop_watches", cs, (P.CONTROLLER,))
+    w.ch_call("stop_sender", b, None)
     w.ch_call("drop", RESPONSE, None, b)
     w.ch_call("drop", SHUTDOWN, None, b)
     w.timers = {t for t in w.timers if not (t[0] == b and t[1] == "c")}
@@ -347,8 +350,8 @@ def _broker_effect(w: World, b: int, eff: object, lines: list[str], reply_to: in
         assert reply_to is not None and request is not None, "Respond without a request"
         delete = request.delete_partitions if isinstance(request, StopReplicaRequest) else None
         resp = BrokerResponseReceived(b, request.broker_epoch, request.api, eff.response, delete)
-        if w.procs[reply_to].up:
-            w.ch_send(ChannelKey(RESPONSE, b, reply_to), resp)
+        if w.procs[reply_to].up:  # the request rides along: a lost answer means a resend
+            w.ch_send(ChannelKey(RESPONSE, b, reply_to), (request, resp))
         if w.describing:
             lines.append(f"b{b} respond -> c{reply_to} {request.api} {eff.response.error.name}")
     elif isinstance(eff, BrokerZkWrite):
@@ -428,8 +431,9 @@ def do_deliver(w: World, a: A.Action) -> list[str]:
         corr, req = msg  # type: ignore[misc]
         return handle_broker(w, key.dst, RequestReceived(req, corr), key.src, req)
     if key.kind == RESPONSE:
-        w.enqueue(key.dst, msg)
-        return [f"c{key.dst} queue {_d(w).event(msg)}"]
+        _request, answer = msg  # type: ignore[misc]
+        w.enqueue(key.dst, answer)
+        return [f"c{key.dst} queue {_d(w).event(answer)}"]
     if key.kind == SHUTDOWN:
         corr, req = msg  # type: ignore[misc]
         ev = ControlledShutdown(req, corr)
@@ -487,7 +491,8 @@ def do_expire_controller(w: World, a: A.Action) -> list[str]:
 
 def do_drop(w: World, a: A.Action) -> list[str]:
     lost = w.ch_call("drop_connection", a.broker, a.arg)
-    return [f"connection {a.broker}<->{a.arg} DROPPED ({lost} messages lost)"]
+    return [f"connection {a.broker}<->{a.arg} DROPPED: {lost} in flight lost (an answer's "
+            f"request is sent again; a ControlledShutdown is retried); queued requests kept"]
 
 
 def do_timer(w: World, a: A.Action) -> list[str]:

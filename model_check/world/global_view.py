@@ -26,7 +26,7 @@ from invariants.view import (
     ReplicaView,
     ZkView,
 )
-from model_check.world.config import DROP, DeleteTopic
+from model_check.world.config import DeleteTopic
 from model_check.world.facts import ControllerFacts, controller_facts
 from model_check.world.fingerprint import Shared, part_digest
 from model_check.world.world import World, broker_ids_of
@@ -128,14 +128,13 @@ def global_view(world: World) -> GlobalView:
         deleted_topics=tuple(t for t in deleting if t not in zk.topics),
         reassign_targets=accepted_reassignments(world),
         unclean_leader_election=world.config.unclean_leader_election,
-        messages_lost=messages_lost(world),
     )
     return view
 
 
 _blank = object.__new__
 _VIEW_FIELDS = ("zk", "controllers", "brokers", "pending", "deleted_topics",
-                "reassign_targets", "unclean_leader_election", "messages_lost")
+                "reassign_targets", "unclean_leader_election")
 assert tuple(f.name for f in fields(GlobalView)) == _VIEW_FIELDS, (
     "GlobalView's fields changed: global_view sets each one")
 
@@ -203,9 +202,3 @@ def _controller_view(b: int, up: bool, facts: ControllerFacts) -> ControllerView
         hit = ControllerView(b, up, facts.active, facts.epoch)
         _put(_controller_views, key, hit)
     return hit
-
-
-def messages_lost(world: World) -> bool:
-    """Whether a connection drop (which loses what is in flight for good) happened on the
-    path to this world: the world does not resend as Kafka's RequestSendThread does."""
-    return world.left(DROP) < world.config.budget(DROP)

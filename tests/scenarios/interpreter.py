@@ -15,6 +15,8 @@ a blank line. Lines starting with ``#`` between blocks are comments. Commands:
     isr B T-P R,R            broker B (a leader) wants ISR R,R for T-P
     expect <query> = <value> fails the test (also under --rewrite) when it does not hold
     expect safe              the safety checks of ``safety`` hold now
+    expect invariants        the whole catalogue (``invariants/``) holds now: its state
+                             invariants, and its quiescent ones when nothing is pending
     show partitions|brokers|controllers|replicas|zk|metadata B|queues|channels
 
 Queries: ``leader T-P``, ``isr T-P``, ``leader-epoch T-P``, ``controller``, ``epoch``,
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 from fsm import zk_paths as P
 from fsm.values import LeaderAndIsr
+from model_check.checks import default_checks
 from model_check.world import actions as A
 from model_check.world import executor as X
 from model_check.world.config import (
@@ -37,6 +40,7 @@ from model_check.world.config import (
     Reassign,
     WorldConfig,
 )
+from model_check.world.global_view import global_view
 from model_check.world.runner import Runner, next_progress
 from model_check.world.world import World
 
@@ -206,6 +210,11 @@ class Interpreter:
             problems = safety.check(self.w)
             assert not problems, "unsafe: " + "; ".join(problems)
             self.emit("ok: safe")
+            return
+        if args == ["invariants"]:
+            found = default_checks().on_state(global_view(self.w))
+            assert found is None, f"violated {found.invariant}: {found.detail}"
+            self.emit("ok: invariants hold")
             return
         text = " ".join(args)
         query, _, want = text.partition(" = ")

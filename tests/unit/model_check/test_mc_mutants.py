@@ -24,7 +24,7 @@ EXPECTED = {
     "leader-epoch-not-bumped": "leader_change_bumps_leader_epoch",
     "broker-accepts-stale-controller-epoch": "newly_applied_request_is_current",
     "early-controlled-shutdown-reply": "controlled_shutdown_moved_leadership",
-    "deletion-before-replicas-deleted": "deleted_topic_leaves_no_replica",
+    "deletion-before-replicas-deleted": "metadata_matches_zookeeper",
 }
 
 
