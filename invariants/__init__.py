@@ -29,6 +29,9 @@ __all__ = [
     "check_quiescent",
     "check_state",
     "check_transition",
+    "coverage_of_state",
+    "coverage_of_transition",
+    "COVERAGE_BITS",
 ]
 
 CATALOGUE: tuple[Invariant, ...] = (
@@ -86,13 +89,63 @@ def check_transition(before: GlobalView, after: GlobalView) -> list[Violation]:
     is a stutter and holds for all of them (they are stutter-invariant: "never decreases",
     "goes up when ... changes"), so it is not checked. "As they were" is judged by identity:
     the model checker's views share every part a step did not touch."""
-    if before.zk is after.zk and _same(before.brokers, after.brokers) \
-            and _same(before.controllers, after.controllers):
+    if _stutter(before, after):
         return []
     out: list[Violation] = []
     for inv in _TRANSITION:
         out += inv.check(before, after)
     return out
+
+
+COVERAGE_BITS = ("evaluated", "premise", "waived", "would-fail")
+"""What ``coverage_of_state``/``coverage_of_transition`` record per invariant: four bits at
+``4 * i`` for the ``i``-th invariant of ``CATALOGUE`` -- evaluated (enforced), its premise
+held (while enforced), waived (not enforced: ``Invariant.waived_when``), and, while waived,
+it would have failed."""
+
+def _cover_table(invs: tuple[Invariant, ...]) -> tuple[tuple, ...]:
+    return tuple((inv.premise, inv.waived_when, inv.check_unwaived, 1 << (4 * CATALOGUE.index(inv)))
+                 for inv in invs)
+
+
+_STATE_COVER = _cover_table(_STATE)
+_QUIESCENT_COVER = _cover_table(_QUIESCENT)
+_TRANSITION_COVER = _cover_table(_TRANSITION)
+
+
+def _cover(table: tuple[tuple, ...], views: tuple) -> int:
+    mask = 0
+    for premise, waived, check_unwaived, bit in table:
+        if waived is not None and waived(*views):
+            mask |= (bit << 2) | ((bit << 3) if check_unwaived(*views) else 0)
+        elif premise(*views):
+            mask |= bit | (bit << 1)
+        else:
+            mask |= bit
+    return mask
+
+
+def coverage_of_state(view: GlobalView) -> int:
+    """The coverage bits (``COVERAGE_BITS``) of the state and -- when nothing is pending --
+    quiescent invariants on ``view``: which were evaluated, whose premise held, which were
+    waived and would have failed. A function of the view, as the checks are."""
+    mask = _cover(_STATE_COVER, (view,))
+    if not view.pending:
+        mask |= _cover(_QUIESCENT_COVER, (view,))
+    return mask
+
+
+def coverage_of_transition(before: GlobalView, after: GlobalView) -> int:
+    """The coverage bits of the transition invariants on the step ``before -> after``; a
+    stutter (``check_transition`` judges nothing) evaluates none."""
+    if _stutter(before, after):
+        return 0
+    return _cover(_TRANSITION_COVER, (before, after))
+
+
+def _stutter(before: GlobalView, after: GlobalView) -> bool:
+    return before.zk is after.zk and _same(before.brokers, after.brokers) \
+        and _same(before.controllers, after.controllers)
 
 
 def _same(a: tuple | None, b: tuple | None) -> bool:
@@ -136,5 +189,8 @@ def catalogue_markdown() -> str:
         for inv in CATALOGUE:
             if inv.kind != kind:
                 continue
-            lines += ["", f"## {inv.name}", "", f"*{inv.kind}* -- {inv.source}", "", inv.doc]
+            lines += ["", f"## {inv.name}", "", f"*{inv.kind}* -- {inv.source}", "", inv.doc,
+                      "", f"**Premise** (where it is not vacuous): {inv.premise_doc}"]
+            if inv.waived_when is not None:
+                lines += ["", f"**Waived** when: {inv.waiver_doc}"]
     return "\n".join(lines) + "\n"

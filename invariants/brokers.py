@@ -8,8 +8,28 @@ from invariants.registry import STATE, TRANSITION, invariant
 from invariants.view import GlobalView
 
 
+def a_broker_applied_a_request(view: GlobalView) -> bool:
+    """A broker has applied a controller request in its current incarnation."""
+    return any(b.applied is not None for b in view.brokers or ())
+
+
+def a_request_applied_now(before: GlobalView, after: GlobalView) -> bool:
+    """A running broker applied a controller request in the step."""
+    for b in after.brokers or ():
+        ob = before.broker(b.broker_id)
+        if ob is not None and ob is not b and b.applied is not None and ob.up and b.up \
+                and b.applied != ob.applied:
+            return True
+    return False
+
+
+def a_broker_stopped_on_its_answer(view: GlobalView) -> bool:
+    """A broker stopped because its controlled shutdown was answered."""
+    return view.zk is not None and any(b.shut_down and not b.up for b in view.brokers or ())
+
+
 @invariant(STATE, "seed 000 'make controller-to-broker requests broker-generation-aware'; "
-           "KIP-380")
+           "KIP-380", premise=a_broker_applied_a_request)
 def no_request_applied_across_epochs(view: GlobalView) -> Iterator[str]:
     """The last controller request a broker applied was stamped with *this* incarnation's
     broker epoch, and came from a controller epoch at least as high as every one it had
@@ -34,7 +54,8 @@ def no_request_applied_across_epochs(view: GlobalView) -> Iterator[str]:
                    f"{a.controller_epoch} after one from {a.highest_before}")
 
 
-@invariant(TRANSITION, "seed 000 'broker generation'; KIP-380; KAFKA-6082")
+@invariant(TRANSITION, "seed 000 'broker generation'; KIP-380; KAFKA-6082",
+           premise=a_request_applied_now)
 def newly_applied_request_is_current(before: GlobalView, after: GlobalView) -> Iterator[str]:
     """A request a running broker applies in a step carries the broker epoch it has after
     the step and a controller epoch no lower than the highest it had applied before the step.
@@ -55,7 +76,8 @@ def newly_applied_request_is_current(before: GlobalView, after: GlobalView) -> I
                    f"{a.controller_epoch} having applied {ob.controller_epoch}")
 
 
-@invariant(STATE, "seed 000 'controlled shutdown' (leaders move before the broker stops)")
+@invariant(STATE, "seed 000 'controlled shutdown' (leaders move before the broker stops)",
+           premise=a_broker_stopped_on_its_answer)
 def controlled_shutdown_moved_leadership(view: GlobalView) -> Iterator[str]:
     """A broker that stopped because its controlled shutdown was answered "nothing
     remaining" is not the leader, in ZooKeeper, of a partition with another in-sync replica

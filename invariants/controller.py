@@ -8,7 +8,23 @@ from invariants.registry import STATE, invariant
 from invariants.view import GlobalView
 
 
-@invariant(STATE, "seed 000 'controller leader election'; KAFKA-6082 (zombie controller)")
+def _active(view: GlobalView) -> list[int]:
+    return [c.broker_id for c in view.controllers or () if c.up and c.active]
+
+
+def two_controllers_active(view: GlobalView) -> bool:
+    """Two or more running candidates believe they are the active controller."""
+    return len(_active(view)) > 1
+
+
+def a_controller_active(view: GlobalView) -> bool:
+    """A running candidate is active and ZooKeeper's ``/controller_epoch`` is known."""
+    return view.zk is not None and view.zk.controller_epoch is not None \
+        and bool(_active(view))
+
+
+@invariant(STATE, "seed 000 'controller leader election'; KAFKA-6082 (zombie controller)",
+           premise=two_controllers_active)
 def one_active_controller_per_epoch(view: GlobalView) -> Iterator[str]:
     """At most one running controller candidate is active with any given controller epoch.
 
@@ -29,7 +45,8 @@ def one_active_controller_per_epoch(view: GlobalView) -> Iterator[str]:
             seen[c.epoch] = c.broker_id
 
 
-@invariant(STATE, "seed 000 'controller leader election'; Kafka's /controller_epoch znode")
+@invariant(STATE, "seed 000 'controller leader election'; Kafka's /controller_epoch znode",
+           premise=a_controller_active)
 def active_controller_epoch_not_ahead_of_zookeeper(view: GlobalView) -> Iterator[str]:
     """No active controller holds an epoch higher than ``/controller_epoch``, and the
     controller ``/controller`` names, when active, holds exactly that epoch.

@@ -12,7 +12,89 @@ def _tp(tp: tuple[str, int]) -> str:
     return f"{tp[0]}-{tp[1]}"
 
 
-@invariant(TRANSITION, "seed 000 'controller leader election'; DESIGN.md 'Epochs and fences'")
+def _zk_step(before: GlobalView, after: GlobalView) -> bool:
+    return before.zk is not None and after.zk is not None and before.zk is not after.zk
+
+
+def _same_states(before: GlobalView, after: GlobalView) -> Iterator[tuple]:
+    """``(tp, old state, new state)`` of the partition state znodes a step changed (same
+    znode: same czxid)."""
+    if not _zk_step(before, after):
+        return
+    old_states = before.zk.states  # type: ignore[union-attr]
+    for tp, st in after.zk.partitions:  # type: ignore[union-attr]
+        old = old_states.get(tp)
+        if old is not None and old is not st and old.czxid == st.czxid and old != st:
+            yield tp, old, st
+
+
+def _replica_changes(before: GlobalView, after: GlobalView) -> Iterator[tuple]:
+    """``(old replica view, new replica view)`` of the replicas a running broker changed."""
+    for b in after.brokers or ():
+        ob = before.broker(b.broker_id)
+        if ob is None or ob is b or not (ob.up and b.up):
+            continue
+        for tp, r in b.replicas:
+            old = ob.replica(tp)
+            if old is not None and old != r:
+                yield old, r
+
+
+def controller_epoch_moved(before: GlobalView, after: GlobalView) -> bool:
+    """The step changed ``/controller_epoch`` or a running broker's controller epoch."""
+    if _zk_step(before, after) and (
+            before.zk.controller_epoch, before.zk.controller_epoch_version) != (  # type: ignore[union-attr]
+            after.zk.controller_epoch, after.zk.controller_epoch_version):  # type: ignore[union-attr]
+        return True
+    for b in after.brokers or ():
+        ob = before.broker(b.broker_id)
+        if ob is not None and ob is not b and ob.up and b.up \
+                and ob.controller_epoch != b.controller_epoch:
+            return True
+    return False
+
+
+def leader_epoch_moved(before: GlobalView, after: GlobalView) -> bool:
+    """The step changed a leader epoch: of a partition state, or of a running broker's
+    replica."""
+    return any(o.leader_epoch != n.leader_epoch for _, o, n in _same_states(before, after)) \
+        or any(o.leader_epoch != n.leader_epoch for o, n in _replica_changes(before, after))
+
+
+def leader_changed(before: GlobalView, after: GlobalView) -> bool:
+    """The step changed a leader: in a partition state, or in a running broker's replica."""
+    return any(o.leader != n.leader for _, o, n in _same_states(before, after)) \
+        or any(o.leader != n.leader for o, n in _replica_changes(before, after))
+
+
+def partition_state_decided(before: GlobalView, after: GlobalView) -> bool:
+    """The step created a partition state, or raised its leader epoch (a decision)."""
+    if not _zk_step(before, after):
+        return False
+    old_states = before.zk.states  # type: ignore[union-attr]
+    for tp, st in after.zk.partitions:  # type: ignore[union-attr]
+        old = old_states.get(tp)
+        if old is not st and (old is None or old.czxid != st.czxid
+                               or st.leader_epoch > old.leader_epoch):
+            return True
+    return False
+
+
+def partition_state_written(before: GlobalView, after: GlobalView) -> bool:
+    """The step wrote an existing partition state znode."""
+    return any(True for _ in _same_states(before, after))
+
+
+def state_or_applied_epochs(view: GlobalView) -> bool:
+    """ZooKeeper's ``/controller_epoch`` is known and a partition state exists or a broker
+    has applied a controller's request."""
+    zk = view.zk
+    return zk is not None and zk.controller_epoch is not None and (
+        bool(zk.partitions) or any(b.controller_epoch > 0 for b in view.brokers or ()))
+
+
+@invariant(TRANSITION, "seed 000 'controller leader election'; DESIGN.md 'Epochs and fences'",
+           premise=controller_epoch_moved)
 def controller_epoch_never_decreases(before: GlobalView, after: GlobalView) -> Iterator[str]:
     """``/controller_epoch`` (value and znode version) never goes back, and neither does the
     highest controller epoch a running broker has applied.
@@ -41,7 +123,8 @@ def controller_epoch_never_decreases(before: GlobalView, after: GlobalView) -> I
                    f"to {b.controller_epoch}")
 
 
-@invariant(TRANSITION, "seed 001 (leader epoch, LeaderAndISR path); KIP-101/KIP-279")
+@invariant(TRANSITION, "seed 001 (leader epoch, LeaderAndISR path); KIP-101/KIP-279",
+           premise=leader_epoch_moved)
 def leader_epoch_never_decreases(before: GlobalView, after: GlobalView) -> Iterator[str]:
     """A partition's leader epoch never goes back: in its ZooKeeper state znode (the same
     znode: same czxid), and in a running broker's local replica.
@@ -70,7 +153,8 @@ def leader_epoch_never_decreases(before: GlobalView, after: GlobalView) -> Itera
                        f"{old_r.leader_epoch} to {r.leader_epoch}")
 
 
-@invariant(TRANSITION, "seed 001 (a new leader gets a new leader epoch); KIP-101")
+@invariant(TRANSITION, "seed 001 (a new leader gets a new leader epoch); KIP-101",
+           premise=leader_changed)
 def leader_change_bumps_leader_epoch(before: GlobalView, after: GlobalView) -> Iterator[str]:
     """When a partition's leader changes, its leader epoch goes up: in its ZooKeeper state
     znode (the same znode: same czxid), and in a running broker's local replica.
@@ -102,7 +186,8 @@ def leader_change_bumps_leader_epoch(before: GlobalView, after: GlobalView) -> I
                        f"{r.leader_epoch}")
 
 
-@invariant(TRANSITION, "KAFKA-6082 (zombie controller writes); seed 000 'controller epoch'")
+@invariant(TRANSITION, "KAFKA-6082 (zombie controller writes); seed 000 'controller epoch'",
+           premise=partition_state_decided)
 def partition_state_decided_by_current_controller(before: GlobalView,
                                                   after: GlobalView) -> Iterator[str]:
     """A partition state that a step creates, or whose leader epoch it raises -- a
@@ -127,7 +212,8 @@ def partition_state_decided_by_current_controller(before: GlobalView,
                    f"controller epoch {st.controller_epoch}, /controller_epoch is {now}")
 
 
-@invariant(TRANSITION, "seed 001 §3 and G (conditional ISR updates); DESIGN.md fences")
+@invariant(TRANSITION, "seed 001 §3 and G (conditional ISR updates); DESIGN.md fences",
+           premise=partition_state_written)
 def partition_state_version_never_decreases(before: GlobalView,
                                             after: GlobalView) -> Iterator[str]:
     """The znode version of a partition state (same znode: same czxid) never goes back.
@@ -146,7 +232,8 @@ def partition_state_version_never_decreases(before: GlobalView,
             yield f"{_tp(tp)}: state znode version went from {old.version} to {st.version}"
 
 
-@invariant(STATE, "seed 000 'controller leader election'; DESIGN.md 'Epochs and fences'")
+@invariant(STATE, "seed 000 'controller leader election'; DESIGN.md 'Epochs and fences'",
+           premise=state_or_applied_epochs)
 def controller_epochs_not_ahead_of_zookeeper(view: GlobalView) -> Iterator[str]:
     """No broker has applied a request from a controller epoch higher than
     ``/controller_epoch``, and no partition state was written with one.

@@ -14,8 +14,17 @@ def _tp(tp: TopicPartition) -> str:
     return f"{tp[0]}-{tp[1]}"
 
 
+def an_active_controller_and_a_leader(view: GlobalView) -> bool:
+    """A controller is active and a partition state names a leader."""
+    zk = view.zk
+    if zk is None or not any(st.leader != NO_LEADER for _, st in zk.partitions):
+        return False
+    return view.controllers is None or any(c.up and c.active for c in view.controllers)
+
+
 @invariant(QUIESCENT, "issue 4 live audit; seed 000 'broker failure' (leaders move off a failed "
-                      "broker); Kafka's partition state znode (leader -1 = no leader)")
+                      "broker); Kafka's partition state znode (leader -1 = no leader)",
+           premise=an_active_controller_and_a_leader)
 def leader_is_registered_or_none(view: GlobalView) -> Iterator[str]:
     """Once quiescent, every partition's leader in ZooKeeper is a registered broker
     (``/brokers/ids/<id>`` exists) or -1 (no leader).

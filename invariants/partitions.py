@@ -14,7 +14,42 @@ def _tp(tp: TopicPartition) -> str:
     return f"{tp[0]}-{tp[1]}"
 
 
-@invariant(STATE, "seed 001 A/B (leader chosen from the ISR); Kafka's partition state znode")
+def a_partition_has_a_leader(view: GlobalView) -> bool:
+    """A partition state names a leader, or a running broker leads a replica."""
+    if view.zk is not None and any(st.leader != NO_LEADER for _, st in view.zk.partitions):
+        return True
+    return any(r.role == LEADER and not r.fenced for b in view.brokers or () if b.up
+               for _, r in b.replicas)
+
+
+def partition_states_exist(view: GlobalView) -> bool:
+    """ZooKeeper holds a partition state."""
+    return view.zk is not None and bool(view.zk.partitions)
+
+
+def two_brokers_lead_one_partition(view: GlobalView) -> bool:
+    """Two or more serving brokers lead the same partition (unfenced): the window of seed
+    001 §3."""
+    leaders: set[TopicPartition] = set()
+    for b in view.brokers or ():
+        if not b.serving:
+            continue
+        for tp, r in b.replicas:
+            if r.role == LEADER and not r.fenced:
+                if tp in leaders:
+                    return True
+                leaders.add(tp)
+    return False
+
+
+def unclean_leader_election_enabled(view: GlobalView) -> bool:
+    """Unclean leader election is enabled: an out-of-ISR leader committing alone beside a
+    paused old leader is the data loss that setting accepts."""
+    return view.unclean_leader_election
+
+
+@invariant(STATE, "seed 001 A/B (leader chosen from the ISR); Kafka's partition state znode",
+           premise=a_partition_has_a_leader)
 def leader_in_isr(view: GlobalView) -> Iterator[str]:
     """A partition's leader (when it has one: not -1) is a member of its ISR -- in the
     ZooKeeper state, and in the ISR view of every broker that acts as its leader.
@@ -35,7 +70,8 @@ def leader_in_isr(view: GlobalView) -> Iterator[str]:
                 yield f"{_tp(tp)}: broker {b.broker_id} leads with ISR view {list(r.isr)}"
 
 
-@invariant(STATE, "seed 001 (AR/ISR definitions, F reassignment)")
+@invariant(STATE, "seed 001 (AR/ISR definitions, F reassignment)",
+           premise=partition_states_exist)
 def isr_within_assigned_replicas(view: GlobalView) -> Iterator[str]:
     """Every ISR member of a partition (ZooKeeper state) is one of its assigned replicas (the
     topic znode; during a reassignment the union of old and target replicas), and no broker
@@ -59,7 +95,8 @@ def isr_within_assigned_replicas(view: GlobalView) -> Iterator[str]:
                    f"replicas {list(replicas)}")
 
 
-@invariant(STATE, "Kafka's layout: 'the last in-sync replica is never removed from the ISR'")
+@invariant(STATE, "Kafka's layout: 'the last in-sync replica is never removed from the ISR'",
+           premise=partition_states_exist)
 def isr_never_empty(view: GlobalView) -> Iterator[str]:
     """A partition state in ZooKeeper always has a non-empty ISR.
 
@@ -98,7 +135,8 @@ def committers(view: GlobalView, tp: TopicPartition) -> list[int]:
     return out
 
 
-@invariant(STATE, "seed 001 §3 'Dealing with multiple leaders in transition'")
+@invariant(STATE, "seed 001 §3 'Dealing with multiple leaders in transition'",
+           premise=two_brokers_lead_one_partition, waived_when=unclean_leader_election_enabled)
 def at_most_one_committer(view: GlobalView) -> Iterator[str]:
     """At most one broker per partition can commit.
 
@@ -125,11 +163,12 @@ def at_most_one_committer(view: GlobalView) -> Iterator[str]:
     whose unconditional ISR write overwrote the controller's state would "match" while the
     rightful leader would not). Followers whose view is unknown count as not following.
 
-    With unclean leader election enabled the check is skipped: an out-of-ISR leader
+    With unclean leader election enabled the invariant is waived: an out-of-ISR leader
     committing alone beside a paused old leader whose ISR is only itself is the data loss
-    that setting knowingly accepts.
+    that setting knowingly accepts. The checker still evaluates it there and reports how
+    often it would have failed (``kcontrol check --coverage``).
     """
-    if view.unclean_leader_election or not view.brokers:
+    if not view.brokers:
         return
     tps = set(view.partitions_on_brokers)
     for tp in sorted(tps):

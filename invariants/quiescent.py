@@ -42,7 +42,49 @@ def _diff(name: str, want: dict, got: dict, limit: int = 3) -> str | None:
     return f"{name} " + "; ".join(parts) + more
 
 
-@invariant(QUIESCENT, "seed 000 'cluster metadata updates' (UpdateMetadata to every broker)")
+def a_live_broker_has_metadata(view: GlobalView) -> bool:
+    """A live, registered broker's metadata cache has been written."""
+    zk = view.zk
+    return zk is not None and any(b.metadata is not None and b.metadata != _NEVER_WRITTEN
+                                  for b in _current_brokers(view, zk))
+
+
+def an_offline_partition(view: GlobalView) -> bool:
+    """A partition (of a topic not being deleted) has no leader."""
+    zk = view.zk
+    return zk is not None and any(st.leader == NO_LEADER and tp[0] not in zk.deleting
+                                  for tp, st in zk.partitions)
+
+
+def a_reassignment_finished(view: GlobalView) -> bool:
+    """A reassignment the controller accepted is no longer pending."""
+    zk = view.zk
+    if zk is None or view.reassign_targets is None:
+        return False
+    return any(tp[0] in zk.topics and tp[0] not in zk.deleting and tp not in zk.reassigning
+               for tp, _ in view.reassign_targets)
+
+
+def a_topic_was_deleted(view: GlobalView) -> bool:
+    """A topic whose deletion was requested is gone from ZooKeeper."""
+    zk = view.zk
+    return any(zk is None or t not in zk.topics for t in view.deleted_topics)
+
+
+def a_live_broker_holds_a_replica(view: GlobalView) -> bool:
+    """A live, registered broker is assigned a replica of a settled partition (neither being
+    deleted nor reassigned)."""
+    zk = view.zk
+    if zk is None:
+        return False
+    live = {b.broker_id for b in _current_brokers(view, zk)}
+    return any(tp[0] not in zk.deleting and tp not in zk.reassigning
+               and not live.isdisjoint(zk.assignment.get(tp, ()))
+               for tp, _ in zk.partitions)
+
+
+@invariant(QUIESCENT, "seed 000 'cluster metadata updates' (UpdateMetadata to every broker)",
+           premise=a_live_broker_has_metadata)
 def metadata_matches_zookeeper(view: GlobalView) -> Iterator[str]:
     """Once quiescent, every live broker's metadata cache equals ZooKeeper: for each
     partition with a state (topics pending deletion aside) the leader, leader epoch, ISR
@@ -82,7 +124,8 @@ def metadata_matches_zookeeper(view: GlobalView) -> Iterator[str]:
                    f"/controller names {zk.controller}")
 
 
-@invariant(QUIESCENT, "seed 000 'broker join'/'broker failure'; seed 001 A and D")
+@invariant(QUIESCENT, "seed 000 'broker join'/'broker failure'; seed 001 A and D",
+           premise=an_offline_partition)
 def no_offline_partition_with_live_isr_replica(view: GlobalView) -> Iterator[str]:
     """Once quiescent, no partition is offline (leader -1) while one of its ISR replicas is
     registered (live). Topics pending deletion aside.
@@ -103,7 +146,8 @@ def no_offline_partition_with_live_isr_replica(view: GlobalView) -> Iterator[str
             yield f"{_tp(tp)}: offline (leader -1) with live ISR replicas {live}"
 
 
-@invariant(QUIESCENT, "seed 001 F 'Replica reassignment'; Kafka's /admin/reassign_partitions")
+@invariant(QUIESCENT, "seed 001 F 'Replica reassignment'; Kafka's /admin/reassign_partitions",
+           premise=a_reassignment_finished)
 def finished_reassignment_has_target_replicas(view: GlobalView) -> Iterator[str]:
     """Once quiescent, a partition whose reassignment the controller *accepted* and that is
     no longer listed in ``/admin/reassign_partitions`` has exactly the target replicas (in
@@ -131,7 +175,8 @@ def finished_reassignment_has_target_replicas(view: GlobalView) -> Iterator[str]
                    f"{list(replicas)}, target {list(target)}")
 
 
-@invariant(QUIESCENT, "seed 000 'topic deletion' (TopicDeletionManager); seed 001 B and §5")
+@invariant(QUIESCENT, "seed 000 'topic deletion' (TopicDeletionManager); seed 001 B and §5",
+           premise=a_topic_was_deleted)
 def deleted_topic_leaves_no_replica(view: GlobalView) -> Iterator[str]:
     """Once quiescent, a deleted topic (``view.deleted_topics``; gone from
     ``/brokers/topics``) has no replica left on any running broker, no partition in any
@@ -161,7 +206,8 @@ def deleted_topic_leaves_no_replica(view: GlobalView) -> Iterator[str]:
             yield f"/admin/delete_topics/{t} left behind after {t} was deleted"
 
 
-@invariant(QUIESCENT, "seed 001 C (LeaderAndIsr: become leader / follower); seed 000 D")
+@invariant(QUIESCENT, "seed 001 C (LeaderAndIsr: become leader / follower); seed 000 D",
+           premise=a_live_broker_holds_a_replica)
 def replicas_follow_zookeeper(view: GlobalView) -> Iterator[str]:
     """Once quiescent, every live broker assigned a replica of a partition (topics pending
     deletion and partitions being reassigned aside) holds it with ZooKeeper's leader and

@@ -5,6 +5,13 @@ The engine calls ``Checks``: ``view(world)`` builds the global snapshot once per
 (objects with ``invariant`` and ``detail``). ``default_checks()`` wires the catalogue of
 ``invariants/`` over ``model_check.world.global_view`` (imported when first used, so that
 this module loads while the catalogue is being written). Tests pass their own ``Checks``.
+
+Coverage (``model_check.coverage``): ``state_cover(view)`` and ``edge_cover(before, after)``
+give the catalogue's coverage bits of a state and a step (which invariants were evaluated,
+whose premise held, which were waived and would have failed). ``on_edge`` adds a step's bits
+to the active ``Coverage`` itself (every step is checked once); a state's bits are counted
+by the engine that decides the state is new (``state_mask``). Both are memoised beside the
+verdicts, by the same keys.
 """
 
 from __future__ import annotations
@@ -12,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
+
+from model_check import coverage
 
 
 class Found(NamedTuple):
@@ -76,8 +85,14 @@ class Checks:
     edge_key: Callable[[Any], tuple] | None = None
     """A key of one view such that two steps whose before and after views have equal keys
     get the same ``on_edge`` verdict (None: no memo)."""
+    state_cover: Callable[[Any], int] | None = None
+    """The coverage bits of a view's state (and quiescent) invariants (None: not counted)."""
+    edge_cover: Callable[[Any, Any], int] | None = None
+    """The coverage bits of a step's transition invariants (None: not counted)."""
     _memo: dict = field(default_factory=dict, compare=False, repr=False)
     _edges: dict = field(default_factory=dict, compare=False, repr=False)
+    _state_masks: dict = field(default_factory=dict, compare=False, repr=False)
+    _edge_masks: dict = field(default_factory=dict, compare=False, repr=False)
     _edge_ids: _EdgeIds = field(default_factory=_EdgeIds, compare=False, repr=False)
 
     def on_state(self, view: Any) -> Found | None:
@@ -95,6 +110,25 @@ class Checks:
             self._memo.clear()
         self._memo[k] = (view, found)  # the view keeps the parts ``k`` names by id alive
         return found
+
+    def state_mask(self, view: Any) -> int:
+        """``state_cover(view)`` (0 without one), memoised by ``state_key``."""
+        cover = self.state_cover
+        if cover is None:
+            return 0
+        key = self.state_key
+        if key is None:
+            return cover(view)
+        k = key(view)
+        masks = self._state_masks
+        hit = masks.get(k)
+        if hit is not None:
+            return hit[1]
+        mask = cover(view)
+        if len(masks) >= _MEMO_LIMIT:
+            masks.clear()
+        masks[k] = (view, mask)  # the view keeps the parts ``k`` names by id alive
+        return mask
 
     def _on_state(self, view: Any) -> Found | None:
         for v in self.state(view):
@@ -136,9 +170,21 @@ class Checks:
         """Transition invariants of the step ``before -> after``; memoised by ``edge_key``
         (the same step is taken in many states that differ only in what they do not read).
         ``before_id``: ``edge_id(before)``, when the caller has it (one per parent)."""
+        cov = coverage.active
         if self.edge_key is None:
+            if cov is not None and self.edge_cover is not None:
+                cov.edge(self.edge_cover(before, after))
             return self._on_edge(before, after)
         k = (self.edge_id(before) if before_id is None else before_id, self.edge_id(after))
+        if cov is not None and self.edge_cover is not None:
+            masks = self._edge_masks
+            mask = masks.get(k)
+            if mask is None:
+                mask = self.edge_cover(before, after)
+                if len(masks) >= _MEMO_LIMIT:
+                    masks.clear()
+                masks[k] = mask
+            cov.edge(mask)
         edges = self._edges
         hit = edges.get(k, _MISSING)
         if hit is not _MISSING:
@@ -161,13 +207,20 @@ class ChecksUnavailable(RuntimeError):
 
 def default_checks() -> Checks:
     try:
-        from invariants import check_quiescent, check_state, check_transition
+        from invariants import (
+            check_quiescent,
+            check_state,
+            check_transition,
+            coverage_of_state,
+            coverage_of_transition,
+        )
         from model_check.world.global_view import global_view
     except ImportError as e:
         raise ChecksUnavailable(f"the invariant catalogue is not available: {e}") from None
     return Checks(view=global_view, state=check_state, transition=check_transition,
                   quiescent=check_quiescent, name="invariants", state_key=view_parts,
-                  edge_key=transition_parts)
+                  edge_key=transition_parts, state_cover=coverage_of_state,
+                  edge_cover=coverage_of_transition)
 
 
 def transition_parts(view: Any) -> tuple:

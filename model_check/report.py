@@ -34,5 +34,7 @@ def report(result: Result, trace: Trace | None = None,
         doc["trace"] = trace.one_liners() if trace is not None else []
         if saved:
             doc["trace_files"] = {k: str(p) for k, p in saved.items()}
+    if result.coverage is not None:
+        doc["coverage"] = result.coverage.report()
     doc.update(extra)
     return doc

@@ -31,7 +31,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from model_check import coverage as coverage_mod
 from model_check.checks import STEP_RAISED, Checks, Found
+from model_check.coverage import Coverage, collecting
 from model_check.graph import CANNOT_RECOVER, StateGraph
 from model_check.scenario import Scenario
 from model_check.start import Start, start
@@ -88,6 +90,7 @@ class Result:
     setup_steps: int = 0
     symmetry: str = "off"
     checks: str = ""
+    coverage: Coverage | None = None  # what the run reached (``--coverage``)
 
     @property
     def states_per_second(self) -> float:
@@ -158,16 +161,19 @@ def path_to(parents: dict[int, tuple[int, int]], fp: int) -> tuple[int, ...]:
 
 def bfs(scenario: Scenario, checks: Checks, options: Options = Options(),
         on_level: Callable[[Level], None] | None = None,
-        graph: StateGraph | None = None) -> Result:
+        graph: StateGraph | None = None, coverage: Coverage | None = None) -> Result:
     """The search. ``graph``: keep the explored graph there and, when no invariant is
-    violated, check recoverability on it (``graph.py``; ``GraphTooLarge`` past its bound)."""
+    violated, check recoverability on it (``graph.py``; ``GraphTooLarge`` past its bound).
+    ``coverage``: count there what the setup and the search reached (``coverage.py``)."""
     t0 = time.perf_counter()
     depth_bound = scenario.depth if options.depth is None else options.depth
     max_states = scenario.max_states if options.max_states is None else options.max_states
     symmetric = scenario.symmetry if options.symmetry is None else options.symmetry
-    st = start(scenario, checks)
+    with collecting(coverage):
+        st = start(scenario, checks)
     result = Result(scenario.name, "local", "pass", 0, 1, 0, 0.0, setup_steps=len(st.setup),
-                    symmetry="on" if symmetric else "off", checks=checks.name)
+                    symmetry="on" if symmetric else "off", checks=checks.name,
+                    coverage=coverage)
     if st.found is not None:
         result.violation = Violation(st.found.invariant, st.found.detail, (), st.setup)
         return _finish(result, t0)
@@ -176,7 +182,7 @@ def bfs(scenario: Scenario, checks: Checks, options: Options = Options(),
         from model_check.symmetry import canonicalizer
 
         canon = canonicalizer(st.config)
-    with _no_cyclic_gc(), memoised(st.config):
+    with _no_cyclic_gc(), memoised(st.config), collecting(coverage):
         parents = _search(st, checks, depth_bound, max_states, result, on_level, canon, graph)
         if graph is not None and result.violation is None:
             _recoverability(graph, parents, st, result)
@@ -228,6 +234,7 @@ def _search(st: Start, checks: Checks, depth_bound: int, max_states: int, result
             graph: StateGraph | None = None) -> dict[int, tuple[int, int]]:
     """The levels; returns the parent pointers (keys: fingerprints, or class keys)."""
     config = st.config
+    cov = coverage_mod.active
     root_real = fingerprint(st.snapshot)
     root = root_real if canon is None else canon(st.snapshot)
     parents: dict[int, tuple[int, int]] = {root: (0, ROOT)}
@@ -257,6 +264,8 @@ def _search(st: Start, checks: Checks, depth_bound: int, max_states: int, result
                     nxt.append((s.fp, s.snapshot, s.view, real))
                     known[real] = s.view
                     found = checks.on_state(s.view)
+                    if cov is not None:
+                        cov.state(checks.state_mask(s.view))
                     if graph is not None:
                         graph.add_state(s.fp, depth, s.view)
                     if found is None and len(parents) >= max_states:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from model_check import coverage
 from model_check.checks import STEP_RAISED, Checks, Found
 from model_check.scenario import Scenario
 from model_check.world import World, WorldConfig
@@ -34,6 +35,7 @@ def start(scenario: Scenario, checks: Checks | None = None) -> Start:
     setup: list[A.Action] = []
     view = checks.view(world) if checks else None
     found = checks.on_state(view) if checks else None
+    _cover(checks, view)
     if found is None and scenario.init == "running":
         plan = [a for a in world.enabled_actions() if a.kind == A.START]
         for i in range(scenario.setup_admin):
@@ -71,4 +73,14 @@ def _step(world: World, action: A.Action, setup: list[A.Action], checks: Checks 
     if checks is None:
         return None, view
     after = checks.view(world)
-    return checks.on_edge(view, after) or checks.on_state(after), after
+    found = checks.on_edge(view, after) or checks.on_state(after)
+    _cover(checks, after)
+    return found, after
+
+
+def _cover(checks: Checks | None, view: object) -> None:
+    """Count a setup state's invariant coverage (``coverage``): the setup is a path the
+    cluster takes too, and every engine runs it the same way."""
+    cov = coverage.active
+    if cov is not None and checks is not None:
+        cov.state(checks.state_mask(view))

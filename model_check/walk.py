@@ -13,7 +13,9 @@ import random
 import time
 from collections.abc import Callable
 
+from model_check import coverage as coverage_mod
 from model_check.checks import STEP_RAISED, Checks, Found
+from model_check.coverage import Coverage, collecting
 from model_check.scenario import Scenario
 from model_check.search import Level, Result, Violation
 from model_check.start import Start, start
@@ -22,16 +24,19 @@ from model_check.world.step_memo import memoised
 
 
 def walks(scenario: Scenario, checks: Checks, steps: int, seed: int,
-          walk_depth: int | None = None, on_walk: Callable[[Level], None] | None = None
-          ) -> Result:
+          walk_depth: int | None = None, on_walk: Callable[[Level], None] | None = None,
+          coverage: Coverage | None = None) -> Result:
+    """``coverage``: count there what the setup and the walks reached (every step's state
+    is counted, not only the distinct ones)."""
     t0 = time.perf_counter()
     depth_bound = walk_depth or scenario.random_depth
-    st = start(scenario, checks)
+    with collecting(coverage):
+        st = start(scenario, checks)
     result = Result(scenario.name, "random", "pass", 0, 1, 0, 0.0, setup_steps=len(st.setup),
-                    bounded_by="steps", checks=checks.name)
+                    bounded_by="steps", checks=checks.name, coverage=coverage)
     rng = random.Random(seed)
     seen = {fingerprint(st.snapshot)}
-    with memoised(st.config):
+    with memoised(st.config), collecting(coverage):
         _walks(st, checks, steps, depth_bound, rng, seen, result, on_walk)
     result.distinct_states = len(seen)
     result.seconds = time.perf_counter() - t0
@@ -43,6 +48,7 @@ def walks(scenario: Scenario, checks: Checks, steps: int, seed: int,
 def _walks(st: Start, checks: Checks, steps: int, depth_bound: int, rng: random.Random,
            seen: set[int], result: Result, on_walk: Callable[[Level], None] | None) -> None:
     walk = 0
+    cov = coverage_mod.active
     while result.states_generated < steps and result.violation is None:
         walk += 1
         t = time.perf_counter()
@@ -65,6 +71,8 @@ def _walks(st: Start, checks: Checks, steps: int, depth_bound: int, rng: random.
             else:
                 after = checks.view(world)
                 found = checks.on_edge(view, after) or checks.on_state(after)
+                if cov is not None:
+                    cov.state(checks.state_mask(after))
                 view = after
                 seen.add(fingerprint(world.snapshot()))
             if found is not None:

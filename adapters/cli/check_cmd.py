@@ -15,6 +15,7 @@ from rich.console import Console
 from adapters.cli import fast_exit
 from model_check import checks as checks_mod
 from model_check import counterexample as cx
+from model_check import coverage as coverage_mod
 from model_check import mutants
 from model_check.graph import DEFAULT_LIMIT, GraphTooLarge, StateGraph
 from model_check.scenario import ScenarioError, load
@@ -80,11 +81,16 @@ def _list_mutants(ctx: click.Context, _param: click.Parameter, value: bool) -> N
                    "it as GraphML to FILE (small scenarios)")
 @click.option("--graph-limit", type=click.IntRange(min=1), default=DEFAULT_LIMIT,
               show_default=True, help="--graph: most states kept before giving up")
+@click.option("--coverage", "coverage_on", is_flag=True,
+              help="report what the run reached: the transitions of every table (with "
+                   "counts), the handlers, decision kinds and leader selectors, and how often "
+                   "each invariant was evaluated and its premise held (console and --json)")
 def check(scenario: str, mutant: str | None, engine: str, master: str | None,
           partitions: int | None, partition_by: str | None, driver_limit: int | None,
           json_out: Path | None, max_states: int | None,
           depth: int | None, trace_out: Path, random_: bool, steps: int, seed: int,
-          symmetry: bool | None, graph_out: Path | None, graph_limit: int) -> None:
+          symmetry: bool | None, graph_out: Path | None, graph_limit: int,
+          coverage_on: bool) -> None:
     """Explore every interleaving of SCENARIO (a .toml path or a shipped name) and check
     the invariant catalogue on every state and step."""
     if engine != "spark" and (master or partitions or partition_by or driver_limit is not None):
@@ -112,8 +118,9 @@ def check(scenario: str, mutant: str | None, engine: str, master: str | None,
         console.print("symmetry: on (worlds that differ by a renaming of the brokers no admin "
                       "action names, or only in zxid and session numbers, count once)")
     graph = StateGraph(graph_limit) if graph_out else None
+    cov = coverage_mod.Coverage() if coverage_on else None
     if random_:
-        result = walks(sc, checks, steps, seed, depth, on_walk=None)
+        result = walks(sc, checks, steps, seed, depth, on_walk=None, coverage=cov)
     else:
         console.print(f"{'level':>5} {'frontier':>9} {'generated':>10} {'new':>9} "
                       f"{'dupes':>9} {'seconds':>8}")
@@ -127,14 +134,14 @@ def check(scenario: str, mutant: str | None, engine: str, master: str | None,
                     result, spark = spark_cli.run_spark(
                         sc, checks, Options(depth=depth, max_states=max_states,
                                             symmetry=symmetry), master, partitions, on_level,
-                        mutant, partition_by or "zookeeper", driver_limit)
+                        mutant, partition_by or "zookeeper", driver_limit, cov)
                 except spark_cli.SparkUnavailable as e:
                     _fail(str(e))
                     return
             else:
                 try:
                     result = bfs(sc, checks, Options(depth=depth, max_states=max_states,
-                                                     symmetry=symmetry), on_level, graph)
+                                                     symmetry=symmetry), on_level, graph, cov)
                 except GraphTooLarge as e:
                     _fail(str(e))
                     return
@@ -150,6 +157,13 @@ def check(scenario: str, mutant: str | None, engine: str, master: str | None,
         stuck = sum(1 for fp in graph.order if not graph.g.nodes[fp]["recoverable"])
         console.print(f"graph: {len(graph.order)} states, {graph.g.number_of_edges()} steps, "
                       f"{stuck} cannot recover -> {graph_out}", markup=False)
+    if result.coverage is not None:
+        for line in coverage_mod.lines(result.coverage.report()):
+            console.print(line, markup=False)
+    elif dict(sc.world).get("unclean_leader_election"):
+        console.print("note: unclean leader election is on, so at_most_one_committer is "
+                      "waived; --coverage counts the states where it would have failed",
+                      markup=False)
     _summary(console, result, trace, saved)
     if json_out is not None:
         from model_check.report import report

@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from fsm.broker.core import BrokerCore
 
 _REQUESTS = (LeaderAndIsrRequest, StopReplicaRequest, UpdateMetadataRequest)
+REQUESTS: tuple[str, ...] = tuple(t.__name__ for t in _REQUESTS)
+"""The controller requests a broker applies, by class name."""
 
 
 def _named(req: object) -> tuple[TopicPartition, ...]:

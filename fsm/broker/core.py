@@ -79,6 +79,9 @@ _DISPATCH: dict[type, Callable[[BrokerCore, Any], list[BrokerEffect]]] = {
     TimerFired: lifecycle.timer_fired,
 }
 
+HANDLED_EVENTS: tuple[str, ...] = tuple(t.__name__ for t in _DISPATCH)
+"""The events a broker core handles (each by its own function)."""
+
 BrokerSnapshot = tuple  # see BrokerCore.snapshot for the layout
 
 

@@ -117,6 +117,8 @@ _DISPATCH: dict[type, str] = {
     BrokerResponseReceived: "_on_broker_response",
     TimerFired: "_on_timer",
 }
+HANDLED_EVENTS: tuple[str, ...] = ("WriteResult", *(t.__name__ for t in _DISPATCH))
+"""The events a controller acts on (``last_handled`` names one of them after ``handle``)."""
 _NEEDS_LOADED = {
     BrokerChange, TopicChange, PartitionModification, TopicDeletionRequest,
     ReassignmentRequest, PreferredElectionRequest, IsrChangeNotification,
@@ -145,6 +147,7 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
         self._batch: RequestBatch = None  # type: ignore[assignment]
         self._write: ZkWrite | None = None
         self._held: set[TopicPartition] = set()  # reassignments not to retry in this call
+        self.last_handled: str | None = None  # the event type the last handle() acted on
 
     # ------------------------------------------------------------------ queries
 
@@ -229,6 +232,7 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
         c._batch = None  # type: ignore[assignment]  # made by handle()
         c._write = None
         c._held = set()
+        c.last_handled = None
         return c
 
     # ------------------------------------------------------------------ dispatch
@@ -242,7 +246,9 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
         self._batch = RequestBatch()
         self._write = None
         self._held = set()
+        self.last_handled = None
         if isinstance(event, WriteResult):
+            self.last_handled = "WriteResult"
             self._on_write_result(event)
         elif self._paused and not isinstance(event, SessionStateChange):
             self._log("info", None, "", "", f"paused: {type(event).__name__} not handled")
@@ -253,6 +259,7 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
             elif type(event) in _NEEDS_LOADED and not (self._active and self._loaded):
                 pass  # not the (loaded) controller: a candidate ignores cluster events
             else:
+                self.last_handled = type(event).__name__
                 getattr(self, name)(event)
         out = self._effects
         if self._active:
@@ -523,10 +530,10 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
                 continue
             li = d.leader_and_isr
             kind = d.kind
-            states[tp] = PartitionStateZk(li, 0 if d.create else d.expected_version + 1)
             leader = li.leader
             target = _ONLINE if leader != NO_LEADER and leader in live else _OFFLINE
             cur = pstate.get(tp, _NON_EXISTENT)
+            before = states.get(tp)
             if cur is last_cur and target is last_target and kind is last_kind:
                 pstate[tp] = target  # same transition as the previous partition: checked
                 group.append(tp)
@@ -540,7 +547,9 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
                 group.append(tp)
             else:
                 self._set_partition_state(tp, target, kind)  # logged as illegal
-            log.append(new_record(StateChange, ("leader", tp, "", li, kind)))
+            states[tp] = PartitionStateZk(li, 0 if d.create else d.expected_version + 1)
+            log.append(new_record(StateChange, ("leader", tp, None if before is None
+                                                else before.leader_and_isr, li, kind)))
             if kind == INIT:
                 for b in replicas:
                     if b in live and ctx.replica_state(tp, b) is _R.NewReplica:

@@ -36,7 +36,7 @@ class IsrNotificationsMixin:
                 ctx.states[tp] = PartitionStateZk(
                     LeaderAndIsr(li.leader, li.leader_epoch, ctx.intern(li.isr),
                                  li.controller_epoch), psz.version)
-                self._log("leader", tp, "", str(li.leader),
+                self._log("isr", tp, "" if cur is None else cur.leader_and_isr, li,
                           f"ISR changed by the leader: {list(li.isr)} (v{psz.version})")
                 self._batch.announce(tp)
         for n in sorted(ev.notifications):

@@ -132,3 +132,31 @@ def decide(kind: str, arg: int, assigned: Isr, cur: LeaderAndIsr, alive: Collect
         new_isr = tuple(i for i in isr if i in target)
         return LeaderAndIsr(new_leader, epoch + 1, new_isr, controller_epoch)
     raise AssertionError(f"unknown decision kind {kind!r}")
+
+
+SELECTORS = ("new-partition", "offline", "offline-unclean", "reassigned", "preferred",
+             "controlled-shutdown")
+"""The leader selectors, by the name the coverage report uses: seed 000's four
+(OfflinePartition -- clean, and unclean when enabled --, ReassignedPartition,
+PreferredReplicaPartition, ControlledShutdown) and the new partition's."""
+
+DECISION_KINDS = (INIT, OFFLINE, SHUTDOWN, PREFERRED, REASSIGN_EPOCH, REASSIGN_DONE)
+
+
+def selector_of(kind: str, before: LeaderAndIsr | None, after: LeaderAndIsr) -> str | None:
+    """The selector that chose ``after``'s leader in a committed decision of ``kind`` over
+    the state ``before`` (None: a new partition), or None when no selector chose a leader
+    (the leader stayed -- an ISR shrink, a leader-epoch bump -- or none could be found)."""
+    if kind == INIT:
+        return SELECTORS[0]
+    if before is None or after.leader == NO_LEADER or after.leader == before.leader:
+        return None
+    if kind == OFFLINE:
+        return "offline" if after.leader in before.isr else "offline-unclean"
+    if kind == REASSIGN_DONE:
+        return "reassigned"
+    if kind == PREFERRED:
+        return "preferred"
+    if kind == SHUTDOWN:
+        return "controlled-shutdown"
+    return None

@@ -40,7 +40,9 @@ class StateChange(NamedTuple):
     ``(topic-partition, broker)`` pair, a topic name, a broker id, None, or an ``Entities``
     tuple of those (a batch of identical transitions); ``label`` prints it."""
 
-    kind: str  # "partition", "replica", "leader", "rejected", "illegal", "gave-up", "info"
+    kind: str  # "partition", "replica", "session", "leader" (a committed decision: the
+    # state before, the state written, the decision kind), "isr" (an ISR change taken from
+    # the leader), "rejected", "illegal", "gave-up", "info"
     entity: object
     source: object  # a state enum member, a value or ""
     target: object

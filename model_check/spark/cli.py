@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from model_check.checks import Checks
+from model_check.coverage import Coverage
 from model_check.scenario import Scenario
 from model_check.search import Level, Options, Result
 from model_check.spark.session import DRIVER_LEVEL_LIMIT
@@ -32,7 +33,8 @@ class SparkUnavailable(RuntimeError):
 def run_spark(scenario: Scenario, checks: Checks, options: Options, master: str | None,
               partitions: int | None, on_level: Callable[[Level], None] | None = None,
               mutant: str | None = None, partition_by: str = "zookeeper",
-              driver_limit: int | None = None) -> tuple[Result, dict[str, object]]:
+              driver_limit: int | None = None, coverage: Coverage | None = None
+              ) -> tuple[Result, dict[str, object]]:
     """Run the Spark engine; return its result and the Spark settings for the report.
     ``mutant``: the name of a ``model_check.mutants`` mutant the caller has applied in this
     process; it is applied on the executors too."""
@@ -50,7 +52,7 @@ def run_spark(scenario: Scenario, checks: Checks, options: Options, master: str 
     limit = DRIVER_LEVEL_LIMIT if driver_limit is None else driver_limit
     run = spark_bfs(scenario, checks, options,
                     SparkOptions(master, partitions, patch, partition_by, limit), on_level,
-                    sc=sc)
+                    sc=sc, coverage=coverage)
     return run.result, run.settings.as_dict() | {
         "trace_lookups": run.trace_lookups, "driver_limit": limit,
         "driver_levels": run.driver_levels}

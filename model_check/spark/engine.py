@@ -59,6 +59,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from model_check.checks import Checks
+from model_check.coverage import Coverage, collecting
 from model_check.scenario import Scenario
 from model_check.search import ROOT, Level, Options, Result, Violation
 from model_check.spark import tasks as T
@@ -105,10 +106,13 @@ class SparkRun:
 
 def spark_bfs(scenario: Scenario, checks: Checks, options: Options | None = None,
               spark: SparkOptions | None = None,
-              on_level: Callable[[Level], None] | None = None, sc=None) -> SparkRun:  # noqa: ANN001
+              on_level: Callable[[Level], None] | None = None, sc=None,  # noqa: ANN001
+              coverage: Coverage | None = None) -> SparkRun:
     """The Spark engine. ``sc``: a running ``SparkContext`` (else ``spark_context``). The
     driver runs the setup (``start``) itself: a patch that must hold there (a mutant) is the
-    caller's to apply in this process; ``spark.patch`` carries it to the executors."""
+    caller's to apply in this process; ``spark.patch`` carries it to the executors.
+    ``coverage``: count there what the setup and every task reached (merged across the
+    partitions and levels; ``tasks`` docstring)."""
     t0 = time.perf_counter()
     options = options or Options()
     spark = spark or SparkOptions()
@@ -124,17 +128,19 @@ def spark_bfs(scenario: Scenario, checks: Checks, options: Options | None = None
     route = T.ROUTE_KEY if symmetric else spark.partition_by
     run = SparkRun(_result(scenario, checks, symmetric),
                    settings(sc, partitions, checkpoint_dir or "local", route))
+    run.result.coverage = coverage
     # the Python workers start (~1.3 s, and ~0.3 s for the first shuffle) while the driver
     # runs the setup and the first levels
     warm = _Warmup(sc, partitions) if spark.driver_level_limit > 0 else None
     try:
-        st = start(scenario, checks)
+        with collecting(coverage):
+            st = start(scenario, checks)
         run.result.setup_steps = len(st.setup)
         if st.found is not None:
             run.result.violation = Violation(st.found.invariant, st.found.detail, (), st.setup)
         else:
             job = T.Job(st.config, checks, partitions, symmetric, spark.patch,
-                        run=uuid.uuid4().hex, route=route)
+                        run=uuid.uuid4().hex, route=route, coverage=coverage is not None)
             try:
                 _Search(sc, checkpoint_dir, st, job, run, on_level, spark.driver_level_limit,
                         warm).run(
@@ -247,7 +253,7 @@ class _Search:
                                              send_snapshots, i, records))
         finally:
             gc.unfreeze()  # the task froze the driver's heap, as it must a worker's
-        return self._in_driver(out), [metas.value[i] for i in range(self.n)]
+        return self._in_driver(out), self._sums(metas.value)
 
     def _level(self, inp, expand_new: bool, send_snapshots: bool):  # noqa: ANN001, ANN202
         """One level: its input -> (the next level's input, each partition's (generated,
@@ -268,9 +274,19 @@ class _Search:
         # materialise the level with a count on the JVM side: a Python action would read
         # every record of the next level through a Python worker for nothing
         nxt._jrdd.count()
-        got = metas.value
-        assert sorted(got) == list(range(self.n)), f"level sums from partitions {sorted(got)}"
-        return nxt, [got[i] for i in range(self.n)]
+        return nxt, self._sums(metas.value)
+
+    def _sums(self, got: dict) -> list[tuple]:
+        """Each partition's ``(generated, new, finding)`` at a level; the tasks' coverage is
+        added to the run's."""
+        sums = {k: v for k, v in got.items() if isinstance(k, int)}
+        assert sorted(sums) == list(range(self.n)), f"level sums from partitions {sorted(sums)}"
+        cov = self.spark_run.result.coverage
+        if cov is not None:
+            for k, v in sorted(got.items(), key=lambda kv: repr(kv[0])):
+                if not isinstance(k, int):
+                    cov.merge(v)
+        return [sums[i] for i in range(self.n)]
 
     # ------------------------------------------------------------ the loop
 

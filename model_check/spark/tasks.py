@@ -18,9 +18,11 @@ tag        key                     value
 VISITED    partition number        ``(VISITED, keys, parents, indices, parent partitions)``:
                                    the visited store (``encoding.VisitedStore``)
 CAND       partition number        ``(CAND, bundle)`` of ``(key, path, snapshot, found,
-                                   parent key, fp, parent partition)``: successors for that
-                                   partition, combined per task (smallest path kept); the
-                                   snapshot is None when that level is the depth bound
+                                   parent key, fp, parent partition, coverage mask)``:
+                                   successors for that partition, combined per task
+                                   (smallest path kept); the snapshot is None when that level
+                                   is the depth bound; the mask is the state's invariant
+                                   coverage bits (0 unless ``Job.coverage``)
 EDGE       child key (0: raised)   ``(EDGE, path, (invariant, detail), parent key, parent
                                    partition)``: a step that violated a transition
                                    invariant or raised
@@ -58,6 +60,13 @@ their snapshots: that level only deduplicates them (on ``standard`` it is the la
 new states are unpacked once, in the task that expands them; they are never packed again,
 cached, or read back.
 
+**Coverage** (``Job.coverage``, ``model_check.coverage``): a task counts what its steps and
+checks reached into a ``Coverage`` of its own and hands it to the driver through the same
+accumulator, under ``(partition, COVERAGE)``, once the task is done (a task recomputed writes
+the same entry again). A new state's invariant coverage is worked out where it was generated,
+travels with the candidate, and is counted where the state turns out to be new -- once per
+distinct state, as the local engine counts it.
+
 **The order of the states a task expands matters**: they are expanded in the order first
 met, so the children of one parent, which share most components, are stepped one after
 another -- the memos stay warm, and the successors two of them share are combined before
@@ -77,6 +86,7 @@ from typing import Any, NamedTuple
 from pyspark.accumulators import Accumulator, AccumulatorParam
 
 from model_check.checks import Checks
+from model_check.coverage import Coverage, collecting
 from model_check.search import expand
 from model_check.spark.encoding import (
     VisitedStore,
@@ -92,6 +102,8 @@ from model_check.world.fingerprint import part_word
 from model_check.world.step_memo import memoised
 
 VISITED, CAND, EDGE, GENERATED, SEED = range(5)
+COVERAGE = "coverage"
+"""The accumulator key ``(partition, COVERAGE)`` of a task's coverage (``Coverage.plain``)."""
 
 ROUTE_ZOOKEEPER = "zookeeper"
 ROUTE_KEY = "key"
@@ -128,6 +140,8 @@ class Job:
     of each starting empty; the next run starts afresh."""
     route: str = ROUTE_ZOOKEEPER
     """Which partition holds a state (module docstring); symmetry takes ``ROUTE_KEY``."""
+    coverage: bool = False
+    """Count what the tasks reach (module docstring)."""
 
     def __post_init__(self) -> None:
         assert self.route in ROUTES, f"unknown partitioning {self.route!r}"
@@ -216,7 +230,7 @@ def _task(patch: ExecutorPatch | None, config: WorldConfig | None = None) -> Ite
 
 class Dedupe(NamedTuple):
     """What deduplicating a partition's input gives: the new states in the order first met
-    (``(key, path, snapshot, found, parent key, fp, parent partition)``), the states to
+    (``(key, path, snapshot, found, parent key, fp, parent partition, mask)``), the states to
     expand as they are
     (``SEED``), the store with the new states added, and the level's sums."""
 
@@ -248,7 +262,7 @@ def dedupe(split: int, records: Iterable[tuple[int, tuple]]) -> Dedupe:
                     # first seen, so that the new states stay grouped by the bundle they came
                     # in (their components shared); another world of the class: take it
                     cands[cand[0]] = cand if cand[5] != cur[5] else \
-                        (cur[0], cand[1], cur[2], cur[3], cand[4], cur[5], cand[6])
+                        (cur[0], cand[1], cur[2], cur[3], cand[4], cur[5], cand[6], cur[7])
         elif tag == VISITED:
             assert store is None, f"partition {split}: two visited stores"
             store = VisitedStore(*val[1:])
@@ -265,7 +279,7 @@ def dedupe(split: int, records: Iterable[tuple[int, tuple]]) -> Dedupe:
     assert store is not None, f"partition {split}: no visited store (partitioners differ?)"
     seen = set(store.fps)
     new = [c for key, c in cands.items() if key not in seen]
-    for key, path, _snap, found, parent, _real, _part in new:
+    for key, path, _snap, found, parent, _real, _part, _mask in new:
         if found is not None:
             finding = first(finding, Finding(path, "state", found[0], found[1], key, parent,
                                              split))
@@ -283,14 +297,20 @@ def level_partition(job: Job, metas: Accumulator, expand_new: bool, send_snapsho
     next level expands its states; when it does not (it is the depth bound), the
     successors travel without their snapshots -- the next level only deduplicates them,
     and the largest level is usually the last."""
-    with _task(job.patch, job.config):
+    cov = Coverage() if job.coverage else None
+    with _task(job.patch, job.config), collecting(cov):
         d = dedupe(split, records)
         metas.add({split: (d.generated, len(d.new), d.finding)})
+        if cov is not None:
+            for c in d.new:
+                cov.state(c[7])
         yield split, (VISITED, *d.store.to_bytes())
         if expand_new and d.finding is None:
             states = [(c[0], c[1], c[2], c[5]) for c in d.new] + d.seeds
             del d
             yield from _expand(job, split, states, send_snapshots)
+        if cov is not None:
+            metas.add({(split, COVERAGE): cov.plain()})
 
 
 def _expand(job: Job, split: int, states: list[tuple], send_snapshots: bool = True
@@ -303,7 +323,8 @@ def _expand(job: Job, split: int, states: list[tuple], send_snapshots: bool = Tr
     checks, known = _run_state(job)  # known: views by the worlds' own fingerprints
     canon = canonicalizer(config) if job.symmetric else None
     out: dict[int, list] = {}  # key -> [path, snapshot, found, parent key, fingerprint,
-    #                                    partition]
+    #                                    partition, coverage mask]
+    cover = job.coverage
     where = job.partition_of
     generated = 0
     for key, path, snap, real in states:
@@ -326,7 +347,7 @@ def _expand(job: Job, split: int, states: list[tuple], send_snapshots: bool = Tr
                 found = checks.on_state(s.view)
                 out[s.fp] = [child_path, s.snapshot if send_snapshots else None,
                              None if found is None else tuple(found), key, child_real,
-                             where(s.fp, s.snapshot)]
+                             where(s.fp, s.snapshot), checks.state_mask(s.view) if cover else 0]
             elif child_path < cur[0]:  # the same world by a smaller path
                 cur[0], cur[3] = child_path, key
         if len(out) >= FLUSH_AT:
@@ -338,8 +359,9 @@ def _expand(job: Job, split: int, states: list[tuple], send_snapshots: bool = Tr
 
 def _candidates(out: dict[int, list], job: Job, split: int) -> Iterator[tuple[int, tuple]]:
     by_partition: dict[int, list[tuple]] = {}
-    for key, (path, snap, found, parent, real, part) in out.items():
-        by_partition.setdefault(part, []).append((key, path, snap, found, parent, real, split))
+    for key, (path, snap, found, parent, real, part, mask) in out.items():
+        by_partition.setdefault(part, []).append((key, path, snap, found, parent, real, split,
+                                                  mask))
     for i, states in sorted(by_partition.items()):
         for k in range(0, len(states), BUNDLE):
             yield i, (CAND, pack_bundle(states[k:k + BUNDLE]))
@@ -357,7 +379,8 @@ class LocalSums:
 
 
 class PartitionMetas(AccumulatorParam):
-    """Accumulates ``{partition: (generated, new, finding)}`` from a level's tasks. A task
+    """Accumulates ``{partition: (generated, new, finding)}`` -- and ``{(partition, COVERAGE):
+    coverage}`` -- from a level's tasks. A task
     run twice (a lost block recomputed) writes the same entry again: idempotent, where
     summing counts would not be."""
 
@@ -378,7 +401,7 @@ def level_states(split: int, records: Iterable[tuple[int, tuple]]
     holds at that level: its new states (deduplicated again: the same ones as the level's
     task found) and its seeds."""
     d = dedupe(split, records)
-    for key, path, snap, _found, _parent, real, _part in d.new:
+    for key, path, snap, _found, _parent, real, _part, _mask in d.new:
         yield key, path, snap, real
     for key, path, snap, real in d.seeds:
         yield key, path, snap, real

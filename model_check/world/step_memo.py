@@ -27,6 +27,12 @@ The token keeps those objects alive while its memo lives, so an id in it is neve
 
 Events the codec cannot encode (a value holding a list) are not memoised: the core runs.
 The memo is bounded (cleared when full); clearing it only costs time.
+
+**Coverage.** A recorded step keeps, besides its effects, what it did in the coverage's terms
+(``coverage.controller_items``/``broker_items``: an interned int worked out from the core's
+state-change log when the step first runs; the log is then emptied -- the search reads
+none). With a ``coverage.Coverage`` active every step, hit or miss, adds one to that int's
+count. Cores the memo does not serve count the same way when coverage is on.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from model_check import coverage
 from model_check.world.codec import encode_once
 from model_check.world.cores import shared_snapshot
 from model_check.world.fingerprint import part_digest
@@ -153,16 +160,35 @@ def controller_step(w: World, b: int, event: object) -> Any:
     if ek is None:
         ctl = w.controllers[b]
         w.controller_changed(b)
-        return ctl.handle(event)  # type: ignore[attr-defined]
+        cov = coverage.active
+        if cov is None:
+            return ctl.handle(event)  # type: ignore[attr-defined]
+        log = ctl.state_change_log  # type: ignore[attr-defined]
+        n = len(log)
+        effects = ctl.handle(event)  # type: ignore[attr-defined]
+        cov.step(coverage.controller_items(ctl.last_handled,  # type: ignore[attr-defined]
+                                           ctl.state_change_log[n:]))  # type: ignore[attr-defined]
+        return effects
     key = ("c", b, part_digest(w.controller_snapshot(b)), ek)
     hit = _hit(memo, key, w.controllers, w._csnap, b)  # type: ignore[arg-type]
     if hit is not None:
+        cov = coverage.active
+        if cov is not None:
+            cov.step(hit[2])
         return hit[1]
     ctl = w.controllers[b]
     w.controller_changed(b)
+    log = ctl.state_change_log  # type: ignore[attr-defined]
+    n = len(log)
     effects = ctl.handle(event)  # type: ignore[attr-defined]
+    log = ctl.state_change_log  # type: ignore[attr-defined]
+    items = coverage.controller_items(ctl.last_handled, log[n:])  # type: ignore[attr-defined]
+    del log[:]
     snap = w._csnap[b] = shared_snapshot(ctl.snapshot())  # type: ignore[attr-defined]
-    _store(memo, key, (snap, tuple(effects)))  # type: ignore[arg-type]
+    _store(memo, key, (snap, tuple(effects), items))  # type: ignore[arg-type]
+    cov = coverage.active
+    if cov is not None:
+        cov.step(items)
     return effects
 
 
@@ -170,21 +196,32 @@ def broker_step(w: World, b: int, event: object) -> tuple[Any, Any, Any]:
     """``w.brokers[b].handle(event)``, memoised while a search runs: ``(effects, state
     before, state after)``."""
     memo = _active
+    cov = coverage.active
     ek = None if memo is None or w.config is not _active_config else _event_key(event)
     if ek is not None:
         key = ("b", b, part_digest(w.broker_snapshot(b)), ek)
         hit = _hit(memo, key, w.brokers, w._bsnap, b)  # type: ignore[arg-type]
         if hit is not None:
+            if cov is not None:
+                cov.step(hit[4])
             return hit[1], hit[2], hit[3]
     core = w.brokers[b]
     before = core.state  # type: ignore[attr-defined]
+    log = core.state_change_log  # type: ignore[attr-defined]
+    n = len(log)
     effects = core.handle(event)  # type: ignore[attr-defined]
     after = core.state  # type: ignore[attr-defined]
+    items = -1
+    if ek is not None or cov is not None:
+        items = coverage.broker_items(event, log[n:])
     if ek is not None:
+        del log[:]
         snap = shared_snapshot(core.snapshot())  # type: ignore[attr-defined]
-        _store(memo, key, (snap, tuple(effects), before, after))  # type: ignore[arg-type]
+        _store(memo, key, (snap, tuple(effects), before, after, items))  # type: ignore[arg-type]
         dict.pop(w.brokers, b, None)  # the world holds the shared snapshot, as on a hit
         w._bsnap[b] = snap
+    if cov is not None:
+        cov.step(items)
     return effects, before, after
 
 

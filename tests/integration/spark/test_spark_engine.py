@@ -154,3 +154,22 @@ def test_symmetry_reduction_agrees(sc) -> None:  # noqa: ANN001
     assert local.symmetry == "on" and local.verdict == "violation"
     assert_same(local, run.result)
     assert run.settings.partition_by == "key"  # a class's worlds differ in their ZooKeeper
+
+
+def test_coverage_is_the_local_engines_merged_across_partitions(sc) -> None:  # noqa: ANN001
+    """``--coverage`` on Spark: every task counts what it reached and the driver merges it;
+    the figures are the local engine's, item for item, with the first levels in the driver
+    and the rest as Spark jobs over three partitions."""
+    from model_check.coverage import Coverage
+
+    scenario, checks = load("mutants-deletion"), default_checks()
+    local_cov, spark_cov = Coverage(), Coverage()
+    local = bfs(scenario, checks, coverage=local_cov)
+    run = spark_bfs(scenario, checks, spark=SparkOptions(partitions=PARTITIONS,
+                                                         driver_level_limit=DRIVER_LEVEL_LIMIT),
+                    sc=sc, coverage=spark_cov)
+    assert_same(local, run.result)
+    assert 0 < run.driver_levels < len(local.levels)
+    assert run.result.coverage is spark_cov
+    assert spark_cov.report() == local_cov.report()
+    assert local_cov.report()["core_steps"] > 0

@@ -62,9 +62,9 @@ def test_dedupe_takes_the_smaller_path_but_keeps_the_world_first_seen() -> None:
     long_path = step(7) + step(7)
     short_path = step(1) + step(0)
     # the worlds by the longer path (bundle A), then every other one again by the shorter (B)
-    bundle_a = pack_bundle([(fp, long_path, c, None, 111, fp, 0)
+    bundle_a = pack_bundle([(fp, long_path, c, None, 111, fp, 0, 0)
                             for fp, c in zip(fps, children, strict=True)])
-    again = [(fp, short_path, c, None, 222, fp, 1) for fp, c in zip(fps, children, strict=True)]
+    again = [(fp, short_path, c, None, 222, fp, 1, 0) for fp, c in zip(fps, children, strict=True)]
     bundle_b = pack_bundle(again[::2])
     store = VisitedStore()
     store.add([5], [0], [ROOT], [ROOT_PARTITION])
@@ -91,10 +91,10 @@ def test_dedupe_takes_the_other_world_of_a_class_by_a_smaller_path() -> None:
     key = 42
     long_path, short_path = step(3), step(2)
     records = [(0, (T.VISITED, *VisitedStore().to_bytes())),
-               (0, (T.CAND, pack_bundle([(key, long_path, a, None, 1, fingerprint(a), 0)]))),
-               (0, (T.CAND, pack_bundle([(key, short_path, b, None, 2, fingerprint(b), 0)])))]
+               (0, (T.CAND, pack_bundle([(key, long_path, a, None, 1, fingerprint(a), 0, 0)]))),
+               (0, (T.CAND, pack_bundle([(key, short_path, b, None, 2, fingerprint(b), 0, 0)])))]
     d = T.dedupe(0, records)
-    assert d.new == [(key, short_path, b, None, 2, fingerprint(b), 0)]
+    assert d.new == [(key, short_path, b, None, 2, fingerprint(b), 0, 0)]
 
 
 def test_a_level_task_stores_the_new_states_and_sends_their_successors() -> None:
