@@ -195,10 +195,13 @@ class BrokerStarted:
 
 @dataclass(frozen=True, slots=True)
 class BrokerMetadataLoaded:
-    """Startup recovery input (seed 001 section E): assignments and states read from ZooKeeper."""
+    """Startup recovery input (seed 001 section E): assignments and states read from ZooKeeper,
+    and the topics queued for deletion (``/admin/delete_topics``), which recovery does not
+    start."""
 
     topics: tuple[tuple[str, TopicAssignment], ...]
     partition_states: tuple[tuple[TopicPartition, PartitionStateZk], ...]
+    topics_to_delete: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,11 +5,14 @@ active (``collecting``) the checker counts
 
 * **core steps** -- for every ``Controller.handle`` and ``BrokerCore.handle`` the world runs:
   the handler that acted on the event (``Controller.last_handled``; a broker's by event type,
-  a controller request by its class), every **transition** of the four tables the step took
+  a controller request by its class, a timer by its kind), every **transition** of the four
+  tables the step took
   (read from the state-change logs: ``partition``/``replica``/``session`` records of the
   controller, ``transition`` records of the broker core), the **decision kinds** committed
   and the **leader selectors** that chose a leader (``leader_selection.selector_of`` over
-  the controller's ``leader`` records);
+  the controller's ``leader`` records), and the **protocol paths** of ``PATHS`` -- branches
+  inside one handler that reviewers asked to see exercised (a broker bounce, a reassignment
+  that adds replicas, a controlled shutdown of the controller's own broker);
 * **invariants** -- on every state and every step the engine checks, which invariants were
   evaluated, whose premise held (``Invariant.premise``: where it does not, the invariant
   held vacuously), which were waived and whether they would have failed
@@ -37,6 +40,7 @@ from fsm.broker_states import BROKER_TABLE
 from fsm.controller.controller import HANDLED_EVENTS as CONTROLLER_EVENTS
 from fsm.controller.leader_selection import DECISION_KINDS, SELECTORS, selector_of
 from fsm.controller.records import Entities
+from fsm.events import TimerKind
 from fsm.tables import ALL_TABLES
 from fsm.values import LeaderAndIsr
 from invariants import CATALOGUE
@@ -48,8 +52,48 @@ _TABLE_OF_ENUM = {t.states: t.name for t in ALL_TABLES.values()}
 _BROKER_MOVES = {f"{a.value} -> {b.value}": (BROKER_TABLE.name, a.value, b.value)
                  for a, b in BROKER_TABLE.pairs}
 _TRANSITION_KINDS = frozenset({"partition", "replica", "session"})
-BROKER_HANDLERS = tuple(e for e in BROKER_EVENTS if e != "RequestReceived") + tuple(
-    f"RequestReceived({r})" for r in REQUESTS)
+_CONTROLLER_TIMERS = (TimerKind.DELETION_RETRY, TimerKind.AUTO_REBALANCE)
+_BROKER_TIMERS = (TimerKind.CONTROLLED_SHUTDOWN_RETRY,)
+CONTROLLER_HANDLERS = tuple(e for e in CONTROLLER_EVENTS if e != "TimerFired") + tuple(
+    f"TimerFired({k.value})" for k in _CONTROLLER_TIMERS)
+BROKER_HANDLERS = tuple(e for e in BROKER_EVENTS if e not in ("RequestReceived", "TimerFired")) \
+    + tuple(f"RequestReceived({r})" for r in REQUESTS) \
+    + tuple(f"TimerFired({k.value})" for k in _BROKER_TIMERS)
+
+PATHS = {
+    "broker bounce": "a BrokerChange names a known broker with a new epoch (it failed and "
+                     "joined again between two reads of /brokers/ids)",
+    "reassignment adds replicas": "a reassignment starts a replica the partition did not "
+                                  "have (the expansion phase)",
+    "controlled shutdown of the controller's broker": "the active controller handles the "
+                                                      "controlled shutdown of its own broker",
+}
+"""Protocol paths inside one handler, by name: what each means."""
+
+
+def _handler(event: object, name: str) -> str:
+    if name == "TimerFired":
+        kind = getattr(event, "kind", None)
+        return f"TimerFired({getattr(kind, 'value', kind)})"
+    if name == "RequestReceived":
+        return f"RequestReceived({type(getattr(event, 'request', None)).__name__})"
+    return name
+
+
+def _paths(handled: str, event: object, controller_id: int, records: list) -> Iterator[str]:
+    """The ``PATHS`` one controller step took (read from its event and its log records)."""
+    if handled == "BrokerChange":
+        for r in records:
+            if r.kind == "info" and r.reason.startswith("brokers failed:") \
+                    and not r.reason.endswith("bounced: []"):
+                yield "broker bounce"
+    elif handled == "ControlledShutdown" and \
+            getattr(getattr(event, "request", None), "broker_id", None) == controller_id:
+        yield "controlled shutdown of the controller's broker"
+    for r in records:
+        if r.kind == "replica" and r.reason == "reassignment: added":
+            yield "reassignment adds replicas"
+            break
 
 # ---------------------------------------------------------------- interned item sets
 
@@ -67,12 +111,15 @@ def intern(items: Items) -> int:
     return k
 
 
-def controller_items(handled: str | None, records: Iterable[Any]) -> int:
-    """The interned items of one controller step: its handler, and what its state-change log
-    records say."""
+def controller_items(handled: str | None, event: object, controller_id: int,
+                     records: list) -> int:
+    """The interned items of one controller step (of controller ``controller_id``): its
+    handler, the paths it took, and what its state-change log records say."""
     counts: dict[tuple, int] = {}
     if handled is not None:
-        counts[("handler", "controller", handled)] = 1
+        counts[("handler", "controller", _handler(event, handled))] = 1
+        for path in _paths(handled, event, controller_id, records):
+            counts[("path", path)] = 1
     for r in records:
         kind = r.kind
         if kind in _TRANSITION_KINDS:
@@ -94,10 +141,7 @@ def controller_items(handled: str | None, records: Iterable[Any]) -> int:
 
 def broker_items(event: object, records: Iterable[Any]) -> int:
     """The interned items of one broker-core step: its handler and its lifecycle moves."""
-    name = type(event).__name__
-    if name == "RequestReceived":
-        name = f"RequestReceived({type(getattr(event, 'request', None)).__name__})"
-    counts: dict[tuple, int] = {("handler", "broker", name): 1}
+    counts: dict[tuple, int] = {("handler", "broker", _handler(event, type(event).__name__)): 1}
     for r in records:
         if r.kind == "transition":
             move = _BROKER_MOVES.get(r.detail)
@@ -196,7 +240,7 @@ def _report(cov: Coverage) -> dict:
             totals[key] = totals.get(key, 0) + times * n
     by: dict[str, dict[str, int]] = {}
     for key, n in totals.items():
-        group = key[0] if key[0] in ("decision", "selector") else "/".join(key[:2])
+        group = key[0] if key[0] in ("decision", "selector", "path") else "/".join(key[:2])
         name = key[-1] if len(key) < 4 else f"{key[2]} -> {key[3]}"
         by.setdefault(group, {})[name] = n
     tables = {}
@@ -209,11 +253,13 @@ def _report(cov: Coverage) -> dict:
         "steps_checked": sum(cov.edges.values()),
         "tables": tables,
         "handlers": {
-            "controller": _taken_and_never(by.get("handler/controller", {}), CONTROLLER_EVENTS),
+            "controller": _taken_and_never(by.get("handler/controller", {}),
+                                           CONTROLLER_HANDLERS),
             "broker": _taken_and_never(by.get("handler/broker", {}), BROKER_HANDLERS),
         },
         "decisions": _taken_and_never(by.get("decision", {}), DECISION_KINDS),
         "selectors": _taken_and_never(by.get("selector", {}), SELECTORS),
+        "paths": _taken_and_never(by.get("path", {}), PATHS),
         "invariants": _invariants(cov),
     }
     out["never"] = never(out)
@@ -248,6 +294,7 @@ def never(report: dict) -> list[str]:
             for h in e["never"]]
     out += [f"decision: {d}" for d in report["decisions"]["never"]]
     out += [f"selector: {s}" for s in report["selectors"]["never"]]
+    out += [f"path: {p}" for p in report["paths"]["never"]]
     out += [f"invariant premise: {name}" for name, e in report["invariants"].items()
             if e["premise_held"] == 0 and not e.get("would_fail")]
     return out
@@ -275,6 +322,7 @@ def lines(report: dict) -> list[str]:
         block(f"{core} handlers", entry)
     block("decision kinds", report["decisions"])
     block("leader selectors", report["selectors"])
+    block("protocol paths", report["paths"])
     out.append(f"  invariants: {'evaluated':>12} {'premise held':>13}")
     for name, e in report["invariants"].items():
         line = f"    {name:<50} {e['evaluated']:>12,} {e['premise_held']:>13,}"

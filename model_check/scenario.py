@@ -293,9 +293,10 @@ class _Parser:
             if not isinstance(parts, list) or not parts:
                 raise self.fail(f"{where}.partitions must be a list of \"topic-N\"")
             return PreferredElection(tuple(self.tp(p, f"{where}.partitions") for p in parts))
-        if op == "controlled-shutdown":
+        if op in ("controlled-shutdown", "stop"):
             self.keys(a, ("op", "broker"), where)
-            return ControlledShutdownOf(self.int_(a, "broker", where, lo=1, hi=brokers))
+            return ControlledShutdownOf(self.int_(a, "broker", where, lo=1, hi=brokers),
+                                        controlled=op == "controlled-shutdown")
         ops = "create-topic, delete-topic, add-partitions, reassign, preferred-election, " \
-              "controlled-shutdown"
+              "controlled-shutdown, stop"
         raise self.fail(f"{where}.op must be one of {ops}, not {op!r}")

@@ -1,10 +1,15 @@
 """Seeded random walks: deeper than the exhaustive bound, with the same checks.
 
 ``walks(scenario, checks, steps, seed, walk_depth)`` spends ``steps`` steps on walks from
-the start state; each walk picks uniformly among the enabled actions with one
-``random.Random(seed)`` (the engine's, never the core's) and ends after ``walk_depth`` steps
-or when nothing is enabled. A violation ends the run with that walk's path (not a shortest
-one). Same seed, same scenario: same walks, same result.
+the start state; each walk picks among the enabled actions with one ``random.Random(seed)``
+(the engine's, never the core's) and ends after ``walk_depth`` steps, when nothing is
+enabled, or when it comes back to a state it already visited (a cycle -- a periodic timer
+firing in a settled cluster -- has nothing new to show; the steps go to a new walk). A fault
+(crash, restart, session expiry, disconnect, drop, ISR change) is picked with a quarter of
+the weight of any other action (``FAULT_WEIGHT``): picked uniformly, a walk would nearly
+always begin with a crash, and the protocol's longer paths -- a reassignment that runs to its
+end -- would hardly ever be seen. Every path keeps a chance. A violation ends the run with
+that walk's path (not a shortest one). Same seed, same scenario: same walks, same result.
 """
 
 from __future__ import annotations
@@ -20,7 +25,11 @@ from model_check.scenario import Scenario
 from model_check.search import Level, Result, Violation
 from model_check.start import Start, start
 from model_check.world import World, fingerprint
+from model_check.world.actions import FAULTS
 from model_check.world.step_memo import memoised
+
+FAULT_WEIGHT = 0.25
+"""A fault's weight against 1 for every other action (module docstring)."""
 
 
 def walks(scenario: Scenario, checks: Checks, steps: int, seed: int,
@@ -56,11 +65,12 @@ def _walks(st: Start, checks: Checks, steps: int, depth_bound: int, rng: random.
         view = checks.view(world)
         path: list[int] = []
         before = len(seen)
+        visited = {fingerprint(st.snapshot)}
         while len(path) < depth_bound and result.states_generated < steps:
             actions = world.enabled_actions()
             if not actions:
                 break
-            i = rng.randrange(len(actions))
+            i = _pick(rng, actions)
             path.append(i)
             result.states_generated += 1
             found: Found | None
@@ -74,14 +84,29 @@ def _walks(st: Start, checks: Checks, steps: int, depth_bound: int, rng: random.
                 if cov is not None:
                     cov.state(checks.state_mask(after))
                 view = after
-                seen.add(fingerprint(world.snapshot()))
+                fp = fingerprint(world.snapshot())
+                seen.add(fp)
             if found is not None:
                 result.violation = Violation(found.invariant, found.detail, tuple(path),
                                              st.setup)
                 break
+            if fp in visited:
+                break  # a cycle: nothing new down this walk
+            visited.add(fp)
         result.depth = max(result.depth, len(path))
         level = Level(walk, 1, len(path), len(seen) - before, len(path) - (len(seen) - before),
                       time.perf_counter() - t)
         result.levels.append(level)
         if on_walk is not None:
             on_walk(level)
+
+
+def _pick(rng: random.Random, actions: list) -> int:
+    """An index into ``actions``: faults weigh ``FAULT_WEIGHT``, the rest 1."""
+    weights = [FAULT_WEIGHT if a.kind in FAULTS else 1.0 for a in actions]
+    x = rng.random() * sum(weights)
+    for i, w in enumerate(weights):
+        x -= w
+        if x < 0:
+            return i
+    return len(actions) - 1

@@ -388,10 +388,12 @@ class ZkReader:
         )
 
     def broker_metadata(self) -> BrokerMetadataLoaded:
-        """A starting broker's recovery input: assignments and partition states (no watches)."""
+        """A starting broker's recovery input: assignments, partition states and the topics
+        queued for deletion (no watches)."""
         topics = self.topic_assignments(self._children(P.TOPICS))
         states = self.partition_states([(t, p) for t, a in topics for p, _ in a.partitions])
-        return BrokerMetadataLoaded(tuple(topics), tuple(states))
+        return BrokerMetadataLoaded(tuple(topics), tuple(states),
+                                    tuple(sorted(self._children(P.DELETE_TOPICS))))
 
 
 __all__ = [

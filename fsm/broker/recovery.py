@@ -5,7 +5,14 @@
 2. every assigned replica is started and leads or follows as ZooKeeper says -- unless the
    broker already holds a *fresher* view of it (a session expiry keeps the process, and a
    LeaderAndIsr or its own ISR write may be newer than the read);
-3. local replicas no longer assigned (deleted while the broker was away) are forgotten.
+3. local replicas no longer assigned (deleted while the broker was away) are forgotten, and
+   so are those of topics queued for deletion (``/admin/delete_topics``): the controller is
+   deleting them, and a replica started from ZooKeeper now might outlive the deletion --
+   the broker's previous incarnation may already have answered the deleting StopReplica, so
+   the deletion completes without asking this one (found by ``kcontrol check deletion
+   --random --seed 3``; transcript ``restart_during_deletion.txt``). A StopReplica for a
+   replica the broker does not hold is answered without error, so a deletion that still
+   waits for this broker completes.
 
 Malformed entries (a topic named twice, a replica list with duplicates, a state whose
 leader is outside its replicas) are skipped with a log record; nothing raises.
@@ -30,6 +37,7 @@ Assigned = dict[TopicPartition, tuple[int, ...]]
 def _assigned(core: BrokerCore, ev: BrokerMetadataLoaded) -> Assigned:
     own = core.config.broker_id
     out: Assigned = {}
+    deleting = ev.topics_to_delete if isinstance(ev.topics_to_delete, tuple) else ()
     seen: set[str] = set()
     for entry in ev.topics if isinstance(ev.topics, tuple) else ():
         if not (isinstance(entry, tuple) and len(entry) == 2
@@ -41,6 +49,9 @@ def _assigned(core: BrokerCore, ev: BrokerMetadataLoaded) -> Assigned:
             core._record("rejected", "recovery", f"topic {topic!r} malformed or named twice")
             continue
         seen.add(topic)
+        if topic in deleting:
+            core._record("applied", topic, "recovery: queued for deletion, not started")
+            continue
         parts = assignment.partitions if isinstance(assignment.partitions, tuple) else ()
         for part in parts:
             if not (isinstance(part, tuple) and len(part) == 2):

@@ -209,10 +209,13 @@ class BrokersMixin:
         return (rs, replicas, new_rs, tuple(moves), not_deleted)
 
     def _on_brokers_joined(self: Controller, plan: Plan, joined: set[int]) -> None:
+        """Every replica on a joined broker goes OnlineReplica -- those of topics queued for
+        deletion too, as Kafka's ``onBrokerStartup`` does (a deletion that stopped on this
+        broker is then resumed: ``_retry_ineligible_deletions``, and the follow-on round
+        moves the replica Online -> Offline -> DeletionStarted)."""
         ctx = self.ctx
-        to_delete = ctx.to_delete
         for tp, replicas in ctx.assignment.items():
-            if joined.isdisjoint(replicas) or tp[0] in to_delete:
+            if joined.isdisjoint(replicas):
                 continue
             for b in replicas:
                 if b in joined:

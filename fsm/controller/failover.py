@@ -85,6 +85,7 @@ class FailoverMixin:
                 for b in replicas)))
         self._log("info", None, "", "", f"loaded {len(ctx.topics)} topics, "
                   f"{len(ctx.assignment)} partitions, {len(live)} live brokers")
+        self._start_replica_states()
         plan = Plan()
         for t in sorted(snap.topics_to_delete):
             if t in ctx.topics:
@@ -127,6 +128,27 @@ class FailoverMixin:
             self._effects.append(StartTimer(TimerKind.AUTO_REBALANCE,
                                             self.config.leader_imbalance_check_interval_ms))
         self._run(plan)
+
+    def _start_replica_states(self: Controller) -> None:
+        """ReplicaStateMachine.startup after the load (Kafka's ``initializeReplicaState``
+        then ``handleStateChanges``): every replica on a live broker moves OnlineReplica ->
+        OnlineReplica (the full LeaderAndIsr of this failover starts it), every replica on a
+        dead broker OfflineReplica -> OfflineReplica -- checked against the table and logged,
+        one record per group."""
+        live = self.ctx.live
+        online: list = []
+        offline: list = []
+        for tp, rs in self.ctx.replica_states.items():
+            for b, _s in rs:
+                (online if b in live else offline).append((tp, b))
+        groups = {}
+        if online:
+            groups[(_R.OnlineReplica.value, _R.OnlineReplica.value,
+                    "controller failover: replica on a live broker")] = online
+        if offline:
+            groups[(_R.OfflineReplica.value, _R.OfflineReplica.value,
+                    "controller failover: replica on a dead broker")] = offline
+        self._log_batches("replica", groups)
 
     def _restart_expanded_reassignments(self: Controller) -> None:
         """A reassignment found already expanded (the topic znode holds RS, a superset of the

@@ -3,7 +3,11 @@
 Per round at most one LeaderAndIsr, one UpdateMetadata and two StopReplica (delete
 false, then true) per live broker, each stamped with the controller's id and epoch and
 the target broker's epoch. Partitions of a topic being deleted are announced with leader
--2 (``LEADER_DURING_DELETE``). Every list is sorted, so the output does not depend on
+-2 (``LEADER_DURING_DELETE``), and a broker that gets LeaderAndIsr for all its replicas (it
+joined, or a new controller took over) gets none for them: their deletion goes on with
+StopReplica, and a LeaderAndIsr would start, on a broker's new incarnation, a replica the
+deletion may already count as deleted (its previous incarnation answered) -- found by
+``kcontrol check deletion --random --seed 3``, transcript ``restart_during_deletion.txt``. Every list is sorted, so the output does not depend on
 the order in which the state was built.
 """
 
@@ -77,9 +81,11 @@ class RequestBatch:
         for reps, tps in self.lai.items():
             for b in reps:
                 per_broker.setdefault(b, []).append(tps)
+        to_delete = ctx.to_delete
         for b in self.lai_full:
             per_broker.setdefault(b, []).append(
-                dict.fromkeys(tp for tp, reps in assignment.items() if b in reps))
+                dict.fromkeys(tp for tp, reps in assignment.items()
+                              if b in reps and tp[0] not in to_delete))
         lai_parts: dict[TopicPartition, LeaderAndIsrPartition] = {}
         wanted: dict[TopicPartition, None] = {}
         for b, groups in per_broker.items():
@@ -87,7 +93,6 @@ class RequestBatch:
                 for tps in groups:
                     wanted.update(tps)
         um_all = bool(self.um or self.um_all_partitions_to or self.um_everyone)
-        to_delete = ctx.to_delete
         offline_of: dict[tuple[int, ...], tuple[int, ...]] = {}
 
         def build(tps: list[TopicPartition], um: bool) -> tuple[UpdateMetadataPartition, ...]:

@@ -29,6 +29,8 @@ ADMIN = "admin"  # admin op number ``arg`` of the config
 ORDER = (COMMIT, PROCESS, NOTIFY, DELIVER, SESSION_LOST, START, TIMER, ISR_CHANGE, ADMIN,
          CRASH, RESTART, EXPIRE_BROKER, EXPIRE_CONTROLLER, DROP)
 PROGRESS = frozenset({COMMIT, PROCESS, NOTIFY, DELIVER, SESSION_LOST})
+FAULTS = frozenset({CRASH, RESTART, EXPIRE_BROKER, EXPIRE_CONTROLLER, DROP, ISR_CHANGE})
+"""The budgeted faults (``World.apply`` spends their budget)."""
 
 
 class Action(NamedTuple):

@@ -69,12 +69,15 @@ class PreferredElection:
 
 @dataclass(frozen=True, slots=True)
 class ControlledShutdownOf:
-    """SIGTERM to a broker with controlled shutdown on."""
+    """SIGTERM to a broker: a controlled shutdown (scenario op ``controlled-shutdown``), or
+    with ``controlled=False`` the second SIGTERM that stops it at once (op ``stop``; also
+    what a broker does when its controlled shutdown overruns its deadline)."""
 
     broker: int
+    controlled: bool = True
 
     def describe(self) -> str:
-        return f"shutdown {self.broker}"
+        return f"shutdown {self.broker}" if self.controlled else f"stop {self.broker}"
 
 
 AdminOp = CreateTopic | DeleteTopic | AddPartitions | Reassign | PreferredElection \

@@ -534,10 +534,17 @@ def isr_change_choices(w: World) -> list[A.Action]:
 # ================================================================ admin
 
 
+_SIGTERM_STATES = frozenset({BrokerState.STARTING, BrokerState.RECOVERY, BrokerState.RUNNING})
+_STOP_STATES = _SIGTERM_STATES | {BrokerState.PENDING_CONTROLLED_SHUTDOWN}
+
+
 def admin_enabled(w: World, op: AdminOp) -> bool:
+    """A signal reaches a running process whatever its state: a controlled shutdown's SIGTERM
+    while it starts, recovers or runs; the stopping one also during its controlled
+    shutdown."""
     if isinstance(op, ControlledShutdownOf):
-        return w.procs[op.broker].up and \
-            broker_facts(w, op.broker).state is BrokerState.RUNNING
+        return w.procs[op.broker].up and broker_facts(w, op.broker).state in (
+            _SIGTERM_STATES if op.controlled else _STOP_STATES)
     return True
 
 
@@ -546,8 +553,8 @@ def do_admin(w: World, a: A.Action) -> list[str]:
     op = w.config.admin[i]
     w.admin_done.add(i)
     if isinstance(op, ControlledShutdownOf):
-        return [f"admin {op.describe()} (SIGTERM)",
-                *handle_broker(w, op.broker, ShutdownRequested())]
+        return [f"admin {op.describe()} ({'SIGTERM' if op.controlled else 'SIGTERM again'})",
+                *handle_broker(w, op.broker, ShutdownRequested(op.controlled))]
     return [f"admin {op.describe()}: {run_admin(w, op)}"]
 
 

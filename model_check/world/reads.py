@@ -175,7 +175,8 @@ def broker_metadata(zk: ZooKeeper) -> BrokerMetadataLoaded:
         a = topic_assignment(zk, t, None)
         if a is not None:
             topics.append((t, a))
-    return BrokerMetadataLoaded(tuple(topics), partition_states(zk, [t for t, _ in topics]))
+    return BrokerMetadataLoaded(tuple(topics), partition_states(zk, [t for t, _ in topics]),
+                                tuple(sorted(zk.children(P.DELETE_TOPICS))))
 
 
 def _int(s: str) -> int:

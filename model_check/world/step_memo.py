@@ -166,8 +166,8 @@ def controller_step(w: World, b: int, event: object) -> Any:
         log = ctl.state_change_log  # type: ignore[attr-defined]
         n = len(log)
         effects = ctl.handle(event)  # type: ignore[attr-defined]
-        cov.step(coverage.controller_items(ctl.last_handled,  # type: ignore[attr-defined]
-                                           ctl.state_change_log[n:]))  # type: ignore[attr-defined]
+        cov.step(coverage.controller_items(
+            ctl.last_handled, event, b, ctl.state_change_log[n:]))  # type: ignore[attr-defined]
         return effects
     key = ("c", b, part_digest(w.controller_snapshot(b)), ek)
     hit = _hit(memo, key, w.controllers, w._csnap, b)  # type: ignore[arg-type]
@@ -182,7 +182,8 @@ def controller_step(w: World, b: int, event: object) -> Any:
     n = len(log)
     effects = ctl.handle(event)  # type: ignore[attr-defined]
     log = ctl.state_change_log  # type: ignore[attr-defined]
-    items = coverage.controller_items(ctl.last_handled, log[n:])  # type: ignore[attr-defined]
+    items = coverage.controller_items(ctl.last_handled, event, b,  # type: ignore[attr-defined]
+                                      log[n:])
     del log[:]
     snap = w._csnap[b] = shared_snapshot(ctl.snapshot())  # type: ignore[attr-defined]
     _store(memo, key, (snap, tuple(effects), items))  # type: ignore[arg-type]

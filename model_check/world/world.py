@@ -558,8 +558,7 @@ class World:
         details of the rest: the world reached is the same."""
         self.describing = describe
         handler = X.HANDLERS[action.kind]
-        if action.kind in (A.CRASH, A.RESTART, A.EXPIRE_BROKER, A.EXPIRE_CONTROLLER, A.DROP,
-                           A.ISR_CHANGE):
+        if action.kind in A.FAULTS:
             self.spend(action.kind)
         return handler(self, action)
 
