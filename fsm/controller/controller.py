@@ -334,8 +334,9 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
 
     def _plan_decision(self, plan: Plan, tp: TopicPartition, kind: str, arg: int,
                        alive: Iterable[int], eligible: Iterable[int],
-                       target: tuple[int, ...] = ()) -> bool:
-        """Decide ``tp`` once more for ``kind`` and plan the write; False when nothing changes."""
+                       target: tuple[int, ...] = (), unclean: bool | None = None) -> bool:
+        """Decide ``tp`` once more for ``kind`` and plan the write; False when nothing changes.
+        ``unclean``: whether the last resort may elect outside the ISR (None: the config's)."""
         d0 = plan.writes.get(tp)
         if d0 is not None:
             cur, version, create = d0.leader_and_isr, d0.expected_version, d0.create
@@ -347,8 +348,10 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
                 cur, version, create = _NO_STATE, -1, True
             else:
                 cur, version, create = st.leader_and_isr, st.version, False
-        new = decide(kind, arg, self.ctx.assignment[tp], cur, alive, eligible,
-                     self.config.unclean_leader_election_enable, self._epoch, target)
+        if unclean is None:
+            unclean = self.config.unclean_leader_election_enable
+        new = decide(kind, arg, self.ctx.assignment[tp], cur, alive, eligible, unclean,
+                     self._epoch, target)
         if new is None:
             return False
         if create:
