@@ -4,7 +4,8 @@
 This file holds the core: event dispatch, the write protocol (decide -> ``ZkWrite`` ->
 ``WriteResult`` -> requests, one BadVersion retry round, then the decision is owed to the
 next event), the partition and replica transition ops (``_set_partition_state`` /
-``_set_replica_state``), resignation, queries and snapshots. Each protocol lives in its own mixin module:
+``_set_replica_state``), resignation, queries and snapshots. Each protocol lives in its
+own mixin module:
 
 * ``election.py`` -- controller election, session states, resignation triggers;
 * ``failover.py`` -- ``ClusterLoaded``: load everything, full state to every broker;
