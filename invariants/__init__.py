@@ -15,7 +15,7 @@ tests and a live audit share them. Three kinds:
 
 from __future__ import annotations
 
-from invariants import brokers, controller, epochs, leaders, partitions, quiescent
+from invariants import brokers, controller, elections, epochs, leaders, partitions, quiescent
 from invariants.registry import KINDS, QUIESCENT, STATE, TRANSITION, Invariant, Violation
 from invariants.view import GlobalView
 
@@ -56,6 +56,9 @@ CATALOGUE: tuple[Invariant, ...] = (
     quiescent.finished_reassignment_has_target_replicas,
     quiescent.deleted_topic_leaves_no_replica,
     quiescent.replicas_follow_zookeeper,
+    elections.new_leader_is_live_assigned_replica,
+    elections.unclean_election_only_as_last_resort,
+    elections.no_offline_partition_with_live_replica_when_unclean,
 )
 
 _BY_NAME = {inv.name: inv for inv in CATALOGUE}

@@ -109,12 +109,17 @@ class ZkView:
 
 @dataclass(frozen=True)
 class ControllerView:
-    """One controller candidate (hosted by broker ``broker_id``)."""
+    """One controller candidate (hosted by broker ``broker_id``). ``live``: the brokers it
+    holds live (registered, as its last ``BrokerChange`` or cluster load read them; None:
+    unknown); ``shutting_down``: those of them in a controlled shutdown (not eligible to
+    lead). Only an active controller's are meaningful; a candidate's are empty."""
 
     broker_id: int
     up: bool
     active: bool
     epoch: int
+    live: tuple[int, ...] | None = None
+    shutting_down: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -225,8 +225,10 @@ def default_checks() -> Checks:
 
 def transition_parts(view: Any) -> tuple:
     """What the catalogue's transition invariants read of a ``GlobalView``: ZooKeeper's,
-    the controllers' and the brokers' parts, by identity (a test holds the catalogue to it)."""
-    return (id(view.zk), *map(id, view.controllers or ()), *map(id, view.brokers or ()))
+    the controllers' and the brokers' parts, by identity, and whether unclean leader
+    election is allowed (a test holds the catalogue to it)."""
+    return (id(view.zk), *map(id, view.controllers or ()), *map(id, view.brokers or ()),
+            view.unclean_leader_election)
 
 
 def view_parts(view: Any) -> tuple:

@@ -67,6 +67,9 @@ PATHS = {
                                   "have (the expansion phase)",
     "controlled shutdown of the controller's broker": "the active controller handles the "
                                                       "controlled shutdown of its own broker",
+    "state write failed twice": "a partition-state write failed its version condition in the "
+                                "retry round too: the decision is owed to the next event",
+    "owed decision decided again": "an owed decision is decided again on a later event",
 }
 """Protocol paths inside one handler, by name: what each means."""
 
@@ -90,10 +93,21 @@ def _paths(handled: str, event: object, controller_id: int, records: list) -> It
     elif handled == "ControlledShutdown" and \
             getattr(getattr(event, "request", None), "broker_id", None) == controller_id:
         yield "controlled shutdown of the controller's broker"
+    added = owed = again = False
     for r in records:
         if r.kind == "replica" and r.reason == "reassignment: added":
-            yield "reassignment adds replicas"
-            break
+            added = True
+        elif r.kind == "gave-up" and "state write failed twice" in r.reason:
+            owed = True
+        elif r.kind == "info" and r.reason.startswith("owed ") \
+                and r.reason.endswith("decided again"):
+            again = True
+    if added:
+        yield "reassignment adds replicas"
+    if owed:
+        yield "state write failed twice"
+    if again:
+        yield "owed decision decided again"
 
 # ---------------------------------------------------------------- interned item sets
 

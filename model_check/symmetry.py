@@ -377,7 +377,7 @@ class _Renaming:
 
     def context(self, ctx: tuple) -> tuple:
         (live, shutting, topics, assignment, states, pstates, rstates, reassign, to_delete,
-         ineligible) = ctx
+         ineligible, owed) = ctx
         live = tuple([(self.id(b), self.zxid(e), ends, rack)
                       for b, e, ends, rack in sorted(live, key=lambda x: self.id(x[0]))])
         return (
@@ -392,6 +392,8 @@ class _Renaming:
             self.part_ids(reassign),
             to_delete,
             ineligible,
+            tuple([(tp, (k, self.id(arg) if k == "shutdown" else arg, due))
+                   for tp, (k, arg, due) in owed]),
         )
 
     def broker(self, snap: tuple) -> tuple:

@@ -15,8 +15,13 @@ request, stamped with its new epoch.
 
 * failure: replicas on it -> OfflineReplica (deletion in progress -> Ineligible);
   partitions it led -> OfflinePartition and re-elected from the live ISR; it leaves
-  every ISR but the last member is kept (leader -1 when no ISR member is live); leader
-  epoch + 1; its channel is removed.
+  every ISR but the last member is kept (leader -1 when no ISR member is live -- or,
+  with unclean leader election, the first live eligible replica with ISR = [it]); leader
+  epoch + 1; its channel is removed. When brokers also join in the same round (a bounce
+  is both), the failure half takes no unclean last resort: the join half elects the
+  Offline partitions again with the whole live set, so a bounced broker that was the
+  ISR's last live member leads again, cleanly, instead of losing its records to a replica
+  outside the ISR (found by ``unclean_election_only_as_last_resort``).
 * join: full LeaderAndIsr and UpdateMetadata to it, UpdateMetadata (live set) to all,
   its replicas -> OnlineReplica, leaders for Offline/New partitions, deletions retried.
 * controlled shutdown: the broker-epoch check (``_check_broker_epoch``), then leaders
@@ -82,7 +87,11 @@ class BrokersMixin:
             ctx.shutting_down -= failed
             self._log("info", None, "", "", f"brokers failed: {sorted(dead)}, "
                       f"bounced: {sorted(bounced)}")
-            self._on_brokers_failed(plan, failed)
+            # with brokers joining in the same round (a bounce is both), the failure half
+            # takes no unclean last resort: the join half elects every Offline partition
+            # again with the whole live set, so a bounced ISR member leads again, cleanly
+            self._on_brokers_failed(plan, failed, unclean=not joined and
+                                    self.config.unclean_leader_election_enable)
         ctx.live = new
         for b in sorted(failed):  # dead and bounced: before any request (see above)
             self._effects.append(RemoveBrokerChannel(b))
@@ -92,11 +101,13 @@ class BrokersMixin:
         plan.followups.append(("um-everyone",))
         self._run(plan)
 
-    def _on_brokers_failed(self: Controller, plan: Plan, failed: set[int]) -> None:
+    def _on_brokers_failed(self: Controller, plan: Plan, failed: set[int],
+                           unclean: bool) -> None:
         """Bulk path (a broker in 50,000 replica sets): per partition only dict and tuple
         operations; each replica/partition transition is still checked against its table
         (``R_NEXT``/``P_NEXT``, compiled from the tables) and logged, one record per group
-        of identical transitions (``Entities``)."""
+        of identical transitions (``Entities``). ``unclean``: whether a partition with no
+        live ISR member may elect outside the ISR here (see ``_on_broker_change``)."""
         ctx = self.ctx
         alive = set(ctx.live)
         eligible = ctx.eligible()
@@ -106,7 +117,6 @@ class BrokersMixin:
         rstates = ctx.replica_states
         plan_decision = self._plan_decision
         writes = plan.writes
-        unclean = self.config.unclean_leader_election_enable
         epoch = self._epoch
         replicas_after = self._replicas_after_failure
         rgroups: dict[tuple, list] = {}  # (source, target, reason) -> replicas
@@ -162,7 +172,7 @@ class BrokersMixin:
             elif failed.isdisjoint(li.isr):
                 continue
             if tp in writes:
-                plan_decision(plan, tp, OFFLINE, 0, alive, eligible)
+                plan_decision(plan, tp, OFFLINE, 0, alive, eligible, unclean=unclean)
             else:  # _plan_decision inlined for a partition with a state and no planned write
                 new = decide(OFFLINE, 0, replicas, li, alive, eligible, unclean, epoch)
                 if new is not None:

@@ -89,8 +89,8 @@ def _decode_rs(flat: tuple) -> ReplicaStates:
 
 class ControllerContext:
     __slots__ = ("live", "shutting_down", "topics", "assignment", "states", "partition_state",
-                 "replica_states", "reassignments", "to_delete", "ineligible", "_interned",
-                 "_rs_next")
+                 "replica_states", "reassignments", "to_delete", "ineligible", "owed",
+                 "_interned", "_rs_next")
 
     def __init__(self) -> None:
         self.live: dict[int, BrokerInfo] = {}
@@ -105,6 +105,10 @@ class ControllerContext:
         """Target replica lists of reassignments in flight (hard state: /admin/reassign_partitions)."""
         self.to_delete: set[str] = set()
         self.ineligible: set[str] = set()
+        self.owed: dict[TopicPartition, tuple[str, int, bool]] = {}
+        """Partition decisions whose state write failed its version condition twice in a row
+        (the round and its retry round): ``(kind, arg, due)``, decided again in the
+        follow-on rounds once ``due`` -- from the next event on (``Controller.handle``)."""
         self._interned: dict[object, object] = {}
         # (id(old replica states), broker, id(target)) -> (old, new): set_replica_state_raw
         # without re-sorting and re-hashing enum members; ``old`` is held so its id stays
@@ -170,6 +174,7 @@ class ControllerContext:
             self.partition_state.pop(tp, None)
             self.replica_states.pop(tp, None)
             self.reassignments.pop(tp, None)
+            self.owed.pop(tp, None)
         self.to_delete.discard(topic)
         self.ineligible.discard(topic)
 
@@ -177,8 +182,8 @@ class ControllerContext:
 
     def snapshot(self) -> tuple:
         """Plain builtins only, canonical (see the module docstring)."""
-        live, sd, rea, td, inel = (self.live, self.shutting_down, self.reassignments,
-                                   self.to_delete, self.ineligible)
+        live, sd, rea, td, inel, owed = (self.live, self.shutting_down, self.reassignments,
+                                         self.to_delete, self.ineligible, self.owed)
         return (
             tuple([(i.broker_id, i.epoch, _encode_endpoints(i.endpoints) if i.endpoints else (),
                     i.rack) for _, i in sorted(live.items())]),
@@ -195,12 +200,13 @@ class ControllerContext:
             tuple(sorted(rea.items())) if rea else (),
             tuple(sorted(td)) if td else (),
             tuple(sorted(inel)) if inel else (),
+            tuple(sorted(owed.items())) if owed else (),
         )
 
     @classmethod
     def restore(cls, snap: tuple) -> ControllerContext:
         (live, shutting, topics, assignment, states, pstates, rstates, reassign, to_delete,
-         ineligible) = snap
+         ineligible, owed) = snap
         ctx = cls.__new__(cls)
         bc, pc, rc, P = _broker_cache, _psz_cache, _rs_cache, P_BY_VALUE
         ctx.live = {f[0]: bc.get(f) or _decode_broker(f) for f in live}
@@ -213,6 +219,7 @@ class ControllerContext:
         ctx.reassignments = dict(reassign)
         ctx.to_delete = set(to_delete)
         ctx.ineligible = set(ineligible)
+        ctx.owed = dict(owed)
         ctx._interned = {}
         ctx._rs_next = {}
         return ctx

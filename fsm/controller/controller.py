@@ -2,9 +2,10 @@
 (against the transition tables), performs and logs every state change, and returns effects.
 
 This file holds the core: event dispatch, the write protocol (decide -> ``ZkWrite`` ->
-``WriteResult`` -> requests, one BadVersion retry round), the partition and replica
-transition ops (``_set_partition_state`` / ``_set_replica_state``), resignation, queries
-and snapshots. Each protocol lives in its own mixin module:
+``WriteResult`` -> requests, one BadVersion retry round, then the decision is owed to the
+next event), the partition and replica transition ops (``_set_partition_state`` /
+``_set_replica_state``), resignation, queries and snapshots. Each protocol lives in its
+own mixin module:
 
 * ``election.py`` -- controller election, session states, resignation triggers;
 * ``failover.py`` -- ``ClusterLoaded``: load everything, full state to every broker;
@@ -34,6 +35,10 @@ from fsm.controller.preferred import PreferredMixin
 from fsm.controller.reassignment import ReassignmentMixin
 from fsm.controller.records import (
     INIT,
+    OFFLINE,
+    REASSIGN_DONE,
+    REASSIGN_EPOCH,
+    SHUTDOWN,
     Decision,
     Entities,
     Round,
@@ -253,6 +258,8 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
         elif self._paused and not isinstance(event, SessionStateChange):
             self._log("info", None, "", "", f"paused: {type(event).__name__} not handled")
         else:
+            if self.ctx.owed:
+                self._owed_due()  # a new event: owed decisions are decided again
             name = _DISPATCH.get(type(event))
             if name is None:
                 self._log("rejected", None, "", "", f"unknown event {type(event).__name__}")
@@ -341,8 +348,9 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
 
     def _plan_decision(self, plan: Plan, tp: TopicPartition, kind: str, arg: int,
                        alive: Iterable[int], eligible: Iterable[int],
-                       target: tuple[int, ...] = ()) -> bool:
-        """Decide ``tp`` once more for ``kind`` and plan the write; False when nothing changes."""
+                       target: tuple[int, ...] = (), unclean: bool | None = None) -> bool:
+        """Decide ``tp`` once more for ``kind`` and plan the write; False when nothing changes.
+        ``unclean``: whether the last resort may elect outside the ISR (None: the config's)."""
         d0 = plan.writes.get(tp)
         if d0 is not None:
             cur, version, create = d0.leader_and_isr, d0.expected_version, d0.create
@@ -354,8 +362,10 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
                 cur, version, create = _NO_STATE, -1, True
             else:
                 cur, version, create = st.leader_and_isr, st.version, False
-        new = decide(kind, arg, self.ctx.assignment[tp], cur, alive, eligible,
-                     self.config.unclean_leader_election_enable, self._epoch, target)
+        if unclean is None:
+            unclean = self.config.unclean_leader_election_enable
+        new = decide(kind, arg, self.ctx.assignment[tp], cur, alive, eligible, unclean,
+                     self._epoch, target)
         if new is None:
             return False
         if create:
@@ -402,6 +412,7 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
             return
         plan = Plan()
         plan.ops.extend(ops)
+        self._plan_owed(plan)
         self._plan_reassignment_progress(plan)
         self._plan_deletion_progress(plan)
         if not plan.empty():
@@ -466,12 +477,16 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
             current = f.current if isinstance(f.current, LeaderAndIsr) else None
             if current is not None and tp in self.ctx.assignment:
                 self.ctx.states[tp] = PartitionStateZk(current, f.current_version)
-            if f.code in ("BadVersion", "NodeExists") and current is not None and not r.retry \
-                    and tp in self.ctx.assignment:
-                kind = d.kind if d.kind != INIT else "offline"
+            moved = f.code in ("BadVersion", "NodeExists") and current is not None \
+                and tp in self.ctx.assignment
+            kind = d.kind if d.kind != INIT else OFFLINE
+            if moved and not r.retry:
                 if not self._plan_decision(retry, tp, kind, d.arg, alive, eligible,
                                            self.ctx.reassignments.get(tp, ())):
                     self._after_give_up(tp, "nothing to change after re-reading")
+            elif moved and kind not in (REASSIGN_EPOCH, REASSIGN_DONE):
+                self._owe(tp, kind, d.arg)
+                self._after_give_up(tp, f"{f.code} after retry")
             else:
                 self._log("gave-up", tp, "", "", f"state write failed: {f.code}"
                           + (" after retry" if r.retry else ""))
@@ -496,6 +511,51 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
         else:
             self._apply_followups(followups)
             self._continue(ops=after)
+
+    def _owe(self, tp: TopicPartition, kind: str, arg: int) -> None:
+        """The version moved under the retry round too: the decision is owed, decided again
+        from the next event on (never dropped: seed 001 retries until the write succeeds;
+        the writer that moved the version -- the partition's leader -- announces its change
+        with an ISR change notification, so a next event comes). An owed OFFLINE decision
+        (the partition's leader or ISR members are dead) is not replaced by another kind."""
+        owed = self.ctx.owed
+        prev = owed.get(tp)
+        if prev is not None and prev[0] == OFFLINE:
+            kind, arg = OFFLINE, prev[1]
+        owed[tp] = (kind, arg, False)
+        self._held.add(tp)
+        self._log("gave-up", tp, "", "", f"{kind} decision: state write failed twice; "
+                  "decided again on the next event")
+
+    def _owed_due(self) -> None:
+        """A new event: owed decisions may be decided again (once per event)."""
+        owed = self.ctx.owed
+        for tp, (kind, arg, due) in list(owed.items()):
+            if not due:
+                owed[tp] = (kind, arg, True)
+
+    def _plan_owed(self, plan: Plan) -> None:
+        """Decide the due owed decisions again on what memory holds now (the failure's data,
+        or newer states learnt since); each leaves ``owed`` (a failure owes it again)."""
+        ctx = self.ctx
+        owed = ctx.owed
+        if not owed:
+            return
+        alive = set(ctx.live)
+        eligible = ctx.eligible()
+        for tp in sorted(owed):
+            kind, arg, due = owed[tp]
+            if not due or tp in self._held:
+                continue
+            del owed[tp]
+            if tp not in ctx.assignment or tp not in ctx.states or tp[0] in ctx.to_delete:
+                continue
+            if kind == SHUTDOWN and arg not in ctx.shutting_down:
+                continue  # it failed meanwhile: the failure decided the partition again
+            if self._plan_decision(plan, tp, kind, arg, alive, eligible):
+                self._log("info", tp, "", "", f"owed {kind} decision decided again")
+            else:
+                self._after_give_up(tp, f"owed {kind} decision: nothing to change")
 
     def _after_give_up(self, tp: TopicPartition, reason: str) -> None:
         """Keep the partition state consistent with what ZooKeeper holds now."""

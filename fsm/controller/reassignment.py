@@ -22,7 +22,8 @@ keeps them, and ``ClusterLoaded`` resumes them after a failover.
   target and the partition leaves ``/admin/reassign_partitions`` (rewritten with the
   rest, deleted when empty). A completion whose state write fails (BadVersion: the
   leader changed the ISR meanwhile) is decided once more on the re-read state, then left
-  in flight until the next ISR change notification -- never half written.
+  in flight until the next ISR change notification -- never half written (a phase is not
+  owed like other decisions, ``Controller._owe``: the follow-on rounds plan it again).
 
 Entries that do not start -- rejected (malformed, unknown partition, bad replica list,
 broker not live, topic being deleted) or already done (target = current replicas) -- are

@@ -32,6 +32,8 @@ class ControllerFacts(NamedTuple):
     epoch: int
     deleting: bool  # topics queued for deletion (the deletion-retry timer matters)
     awaiting_write: bool  # a decided write awaits its result (a cluster load waits too)
+    live: tuple[int, ...] = ()  # the brokers it holds live (sorted; empty unless active)
+    shutting_down: tuple[int, ...] = ()  # those of them in a controlled shutdown (sorted)
 
 
 class BrokerFacts(NamedTuple):
@@ -67,8 +69,11 @@ def controller_facts(world: World, b: int) -> ControllerFacts:
     hit = _controllers.get(key)
     if hit is None:
         c = world.controllers[b]
-        hit = ControllerFacts(c.is_active, c.epoch, bool(c.topics_to_delete()),
-                              c.awaiting_write is not None)
+        active = c.is_active
+        hit = ControllerFacts(active, c.epoch, bool(c.topics_to_delete()),
+                              c.awaiting_write is not None,
+                              tuple(sorted(c.live_brokers())) if active else (),
+                              tuple(sorted(c.shutting_down())) if active else ())
         _put(_controllers, key, hit)
     _put(_controllers_by_id, (id(snap), b), (snap, hit))
     return hit

@@ -199,6 +199,7 @@ def _controller_view(b: int, up: bool, facts: ControllerFacts) -> ControllerView
     key = (b, up, facts)
     hit = _controller_views.get(key)
     if hit is None:
-        hit = ControllerView(b, up, facts.active, facts.epoch)
+        hit = ControllerView(b, up, facts.active, facts.epoch, facts.live,
+                             facts.shutting_down)
         _put(_controller_views, key, hit)
     return hit

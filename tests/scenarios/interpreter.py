@@ -21,13 +21,15 @@ a blank line. Lines starting with ``#`` between blocks are comments. Commands:
 
 Queries: ``leader T-P``, ``isr T-P``, ``leader-epoch T-P``, ``controller``, ``epoch``,
 ``state B``, ``broker-epoch B``, ``topics``, ``quiescent``, ``replica B T-P`` (role),
-``believes-leader B T-P``, ``zk PATH`` (exists), ``cs-answered B``.
+``believes-leader B T-P``, ``zk PATH`` (exists), ``cs-answered B``, ``committers T-P`` (the
+brokers that can commit now, ``invariants.partitions.committers``; "none").
 """
 
 from __future__ import annotations
 
 from fsm import zk_paths as P
 from fsm.values import LeaderAndIsr
+from invariants.partitions import committers
 from model_check.checks import default_checks
 from model_check.world import actions as A
 from model_check.world import executor as X
@@ -253,6 +255,8 @@ class Interpreter:
         if name == "active":
             return ",".join(str(b) for b in w.config.broker_ids
                             if w.controllers[b].is_active) or "none"
+        if name == "committers":
+            return ",".join(map(str, committers(global_view(w), tp_of(q[1])))) or "none"
         if name == "metadata-leader":
             cache = dict(w.brokers[int(q[1])].metadata_cache.partitions)
             mp = cache.get(tp_of(q[2]))

@@ -64,6 +64,23 @@ def test_unclean_election_when_enabled() -> None:
     assert ctl.leader_and_isr(T0).leader == 2 and ctl.leader_and_isr(T0).isr == (2,)
 
 
+def test_unclean_bounce_re_elects_the_bounced_isr_member() -> None:
+    """A bounce is a failure and a join in one round: the failure half must not take the
+    unclean last resort while the join half brings the ISR's only member back."""
+    cfg = ControllerConfig(broker_id=1, unclean_leader_election_enable=True)
+    ctl = active(topics={"t": {0: (1, 2)}}, states={T0: state(1, (1,))}, config=cfg)
+    broker_change(ctl, 1, 2, 3, bounced={1: 999})
+    li = ctl.leader_and_isr(T0)
+    assert li.leader == 1 and li.isr == (1,) and li.leader_epoch >= 1
+    # a failure with a join of another broker, the ISR's member dead: unclean, as before
+    ctl = active(topics={"t": {0: (1, 2)}}, states={T0: state(1, (1,))}, live=(1, 3),
+                 config=cfg)
+    broker_change(ctl, 2, 3)
+    li = ctl.leader_and_isr(T0)
+    assert li.leader == 2 and li.isr == (2,)
+    no_illegal(ctl)
+
+
 def test_join_gets_full_state_and_replicas_online() -> None:
     ctl = active(live=(2, 3))
     assert ctl.replica_state(T0, 1) is ReplicaState.OfflineReplica

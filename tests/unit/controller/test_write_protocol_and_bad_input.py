@@ -1,9 +1,11 @@
-"""The write protocol (BadVersion retry once) and rejection of malformed input."""
+"""The write protocol (BadVersion retried once, then owed to the next event) and rejection of
+malformed input."""
 
 from __future__ import annotations
 
 import pytest
 
+from fsm.controller import Controller, ControllerConfig
 from fsm.effects import DeleteOp, SetDataOp
 from fsm.events import (
     BrokerChange,
@@ -17,8 +19,9 @@ from fsm.events import (
     WriteFailure,
     WriteResult,
 )
+from fsm.partition_states import PartitionState
 from fsm.requests import ControlledShutdownRequest
-from fsm.values import BrokerInfo, LeaderAndIsr, TopicAssignment
+from fsm.values import BrokerInfo, LeaderAndIsr, PartitionStateZk, TopicAssignment
 from fsm.znodes import ReassignmentZnode
 
 from .harness import active, broker_change, feed, writes
@@ -44,6 +47,66 @@ def test_bad_version_retried_once_with_current_data() -> None:
     assert not writes(out) and ctl.awaiting_write is None
     assert any(r.kind == "gave-up" for r in ctl.state_change_log)
     assert ctl.partition_zk_version(T0) == 2
+
+
+def _fail(ctl: Controller, token: int, current: LeaderAndIsr, version: int) -> list:
+    return ctl.handle(WriteResult(token, failures=(
+        WriteFailure(PATH, "BadVersion", current, version),)))
+
+
+def _notification(ctl: Controller, n: int, current: LeaderAndIsr, version: int) -> list:
+    """The ISR change notification the leader wrote with its change: the next event."""
+    return ctl.handle(IsrChangeNotification((f"isr_change_{n:010d}",),
+                                            ((T0, PartitionStateZk(current, version)),)))
+
+
+def test_bad_version_twice_owes_the_decision_to_the_next_event() -> None:
+    """Seed 001 A 3.3: "if the version ... has changed, go back to 1.1" -- a decision whose
+    write fails twice is not dropped: the next event decides it again (once per event)."""
+    ctl = active()
+    (w,) = writes(ctl.handle(BrokerChange((BrokerInfo(2, 102), BrokerInfo(3, 103)))))
+    # broker 1 (paused, session expired) keeps changing its ISR: the version moves twice
+    (w2,) = writes(_fail(ctl, w.token, LeaderAndIsr(1, 0, (1, 3), 1), 1))
+    out = _fail(ctl, w2.token, LeaderAndIsr(1, 0, (1, 2, 3), 1), 2)
+    assert not writes(out) and ctl.awaiting_write is None  # not again within this event
+    assert ctl.partition_state(T0) is PartitionState.OfflinePartition  # leader 1 is dead
+    assert ctl.leader_and_isr(T0).leader == 1 and ctl.partition_zk_version(T0) == 2
+    again = Controller.restore(ctl.snapshot(), ctl.config)  # the debt is state: snapshotted
+    assert again.snapshot() == ctl.snapshot() and again.ctx.owed == {T0: ("offline", 0, False)}
+    # the next event (the notification of the second ISR change): its round, then the debt
+    (d,) = writes(_notification(ctl, 1, LeaderAndIsr(1, 0, (1, 2, 3), 1), 2))
+    assert all(isinstance(op, DeleteOp) for op in d.ops)
+    (w3,) = writes(ctl.handle(WriteResult(d.token)))
+    (op,) = w3.ops
+    assert isinstance(op, SetDataOp) and op.version == 2
+    assert op.data.leader == 2 and op.data.isr == (2, 3)
+    # it fails twice more (its round and the retry round): owed again, not retried now
+    (w4,) = writes(_fail(ctl, w3.token, LeaderAndIsr(1, 0, (1, 3), 1), 3))
+    assert not writes(_fail(ctl, w4.token, LeaderAndIsr(1, 0, (1, 2, 3), 1), 4))
+    assert ctl.ctx.owed and ctl.awaiting_write is None
+    # the next event: decided again, and this time it commits
+    (d,) = writes(_notification(ctl, 2, LeaderAndIsr(1, 0, (1, 2, 3), 1), 4))
+    (w5,) = writes(ctl.handle(WriteResult(d.token)))
+    assert w5.ops[0].version == 4
+    ctl.handle(WriteResult(w5.token))
+    assert ctl.leader_and_isr(T0).leader == 2 and ctl.partition_zk_version(T0) == 5
+    assert ctl.partition_state(T0) is PartitionState.OnlinePartition
+    assert not ctl.ctx.owed
+
+
+def test_owed_decision_dropped_when_nothing_is_left_to_decide() -> None:
+    """An owed decision is decided again on what memory holds then: if the partition needs
+    nothing any more (a newer state was learnt), nothing is written and the debt is gone."""
+    ctl = active(config=ControllerConfig(broker_id=1))
+    (w,) = writes(ctl.handle(BrokerChange((BrokerInfo(2, 102), BrokerInfo(3, 103)))))
+    (w2,) = writes(_fail(ctl, w.token, LeaderAndIsr(1, 0, (1, 3), 1), 1))
+    _fail(ctl, w2.token, LeaderAndIsr(1, 0, (1, 3), 1), 2)
+    assert ctl.ctx.owed
+    # meanwhile another controller decision landed (leader 3, ISR (3,)): learnt, nothing owed
+    (d,) = writes(_notification(ctl, 1, LeaderAndIsr(3, 1, (3,), 1), 3))
+    assert not writes(ctl.handle(WriteResult(d.token)))
+    assert not ctl.ctx.owed and ctl.leader_and_isr(T0).leader == 3
+    assert ctl.partition_state(T0) is PartitionState.OnlinePartition  # its leader is live
 
 
 def test_wrong_token_is_rejected_not_raised() -> None:

@@ -65,8 +65,9 @@ def broker(b: int, **changes: object) -> BrokerView:
 def healthy(**changes: object) -> GlobalView:
     base = GlobalView(
         zk=zk(),
-        controllers=(ControllerView(1, True, True, CE), ControllerView(2, True, False, 0),
-                     ControllerView(3, True, False, 0)),
+        controllers=(ControllerView(1, True, True, CE, live=(1, 2, 3)),
+                     ControllerView(2, True, False, 0, live=()),
+                     ControllerView(3, True, False, 0, live=())),
         brokers=(broker(1), broker(2), broker(3)),
         pending=False,
         reassign_targets=(),
@@ -82,3 +83,9 @@ def with_broker(view: GlobalView, b: int, **changes: object) -> GlobalView:
 def with_zk(view: GlobalView, **changes: object) -> GlobalView:
     assert view.zk is not None
     return replace(view, zk=replace(view.zk, **changes))
+
+
+def with_controller(view: GlobalView, b: int, **changes: object) -> GlobalView:
+    controllers = tuple(replace(x, **changes) if x.broker_id == b else x
+                        for x in view.controllers or ())
+    return replace(view, controllers=controllers)

@@ -16,6 +16,7 @@ from invariant_views import (
     replica,
     state,
     with_broker,
+    with_controller,
     with_zk,
 )
 
@@ -146,6 +147,20 @@ QUIESCENT_CASES: list[tuple[str, list[GlobalView], list[GlobalView]]] = [
      [replace(H, deleted_topics=("d",)),
       replace(with_broker(H, 2, replicas=((TP, replica(2)), (("d", 0), replica(2))), up=False),
               deleted_topics=("d",))]),
+    ("no_offline_partition_with_live_replica_when_unclean",
+     # the whole ISR (broker 1) is gone, replicas 2 and 3 are live: unclean would elect one
+     [replace(with_zk(H, partitions=((TP, state(leader=NO_LEADER, isr=(1,))),),
+                      brokers=((2, 11), (3, 12))), brokers=None, unclean_leader_election=True)],
+     [H, replace(H, unclean_leader_election=True),
+      # unclean election off: waiting for the ISR is the clean choice
+      replace(with_zk(H, partitions=((TP, state(leader=NO_LEADER, isr=(1,))),),
+                      brokers=((2, 11), (3, 12))), brokers=None),
+      # no assigned replica is live
+      replace(with_zk(H, partitions=((TP, state(leader=NO_LEADER, isr=(1,))),),
+                      brokers=((4, 13),)), brokers=None, unclean_leader_election=True),
+      replace(with_zk(H, partitions=((TP, state(leader=NO_LEADER, isr=(1,))),),
+                      brokers=((2, 11), (3, 12)), topics_pending_deletion=("t",)),
+              brokers=None, unclean_leader_election=True)]),
     ("replicas_follow_zookeeper",
      [with_broker(H, 3, replicas=((TP, replica(3, leader_epoch=LE - 1)),)),
       with_broker(H, 1, replicas=((TP, replica(1, fenced=True)),)),
@@ -189,7 +204,30 @@ def step(**broker2: object) -> Callable[[GlobalView], GlobalView]:
     return lambda v: with_broker(v, 2, **broker2)
 
 
-TRANSITION_CASES: list[tuple[str, list[GlobalView], list[GlobalView]]] = [
+def elected(leader: int, isr: tuple[int, ...], **changes: object) -> GlobalView:
+    """H after the controller (epoch CE) elected ``leader`` with ``isr``: epoch and version
+    bumped; ``changes`` go to ZooKeeper's view."""
+    return with_zk(H, partitions=((TP, state(leader=leader, leader_epoch=LE + 1, isr=isr,
+                                             version=VERSION + 1)),), **changes)
+
+
+# t-0's whole ISR (broker 1) is gone: leader -1, ISR [1]; controller 1 holds 2 and 3 live
+OFFLINE_1 = with_controller(with_zk(H, partitions=((TP, state(leader=NO_LEADER, isr=(1,))),),
+                                    brokers=((2, 11), (3, 12))), 1, live=(2, 3))
+UNCLEAN = replace(OFFLINE_1, unclean_leader_election=True)
+
+
+def unclean(leader: int, isr: tuple[int, ...], before: GlobalView = UNCLEAN
+            ) -> tuple[GlobalView, GlobalView]:
+    """The step ``before`` -> t-0 led by ``leader`` with ``isr`` (an election from OFFLINE_1)."""
+    return before, with_zk(before, partitions=((TP, state(leader=leader, leader_epoch=LE + 1,
+                                                          isr=isr, version=VERSION + 1)),))
+
+
+# A case is the state after the step (the state before it is H) or a (before, after) pair.
+Step = GlobalView | tuple[GlobalView, GlobalView]
+
+TRANSITION_CASES: list[tuple[str, list[Step], list[Step]]] = [
     ("controller_epoch_never_decreases",
      [with_zk(H, controller_epoch=CE - 1), with_zk(H, controller_epoch_version=CE - 1),
       with_broker(H, 2, controller_epoch=CE - 1)],
@@ -231,26 +269,65 @@ TRANSITION_CASES: list[tuple[str, list[GlobalView], list[GlobalView]]] = [
      [with_broker(H, 2, applied=AppliedView(CE + 1, 11, CE), controller_epoch=CE + 1),
       # re-registered after a session expiry: a new broker epoch, same controller epoch
       with_broker(H, 2, applied=AppliedView(CE, 20, CE), epoch=20)]),
+    ("new_leader_is_live_assigned_replica",
+     [elected(2, (2, 3), assignments=((TP, (1, 3)),)),  # 2 holds no replica
+      # controller 1 does not hold 2 live (it died before the decision)
+      (with_controller(H, 1, live=(1, 3)), elected(2, (2, 3))),
+      # 2 is shutting down
+      (with_controller(H, 1, shutting_down=(2,)), elected(2, (2, 3))),
+      # a new partition created with a leader the controller does not hold live
+      (with_controller(H, 1, live=(1, 3)),
+       with_zk(H, partitions=((TP, state(leader=2, leader_epoch=0, version=0, czxid=99)),)))],
+     [elected(2, (2, 3)), elected(NO_LEADER, (1, 2, 3)),
+      # a leader's own ISR change: the leader does not change, whatever the controller holds
+      (with_controller(H, 1, live=(2, 3)),
+       with_zk(H, partitions=((TP, state(isr=(1, 2), version=VERSION + 1)),))),
+      # a live audit: no controller view, only "assigned" is judged
+      (replace(H, controllers=None), replace(elected(2, (2, 3)), controllers=None)),
+      # the deciding controller (epoch CE + 1) is not visible
+      (with_controller(H, 1, live=(1, 3)),
+       with_zk(H, partitions=((TP, state(leader=2, leader_epoch=LE + 1, version=VERSION + 1,
+                                         controller_epoch=CE + 1)),)))]),
+    ("unclean_election_only_as_last_resort",
+     [unclean(2, (2,), before=OFFLINE_1),  # unclean election disabled
+      unclean(2, (2, 3)),  # the new ISR is not the new leader alone
+      # 1, the ISR's only member, is live and eligible for the controller
+      unclean(2, (2,), before=with_controller(UNCLEAN, 1, live=(1, 2, 3))),
+      # away from a live, eligible leader (2, ISR [2]) to 3 outside the ISR
+      unclean(3, (3,), before=with_zk(UNCLEAN, partitions=((TP, state(leader=2, isr=(2,))),)))],
+     [unclean(2, (2,)),  # the last resort: no ISR member is live
+      unclean(1, (1,), before=OFFLINE_1),  # 1 came back: a clean election
+      # 1 is live but shutting down: not eligible, so the last resort
+      unclean(2, (2,), before=with_controller(UNCLEAN, 1, live=(1, 2, 3),
+                                              shutting_down=(1,))),
+      # a live audit: no controller view, the setting and the new ISR are judged
+      unclean(2, (2,), before=replace(UNCLEAN, controllers=None)),
+      elected(2, (2, 3))]),  # a clean election (2 was in the ISR)
 ]
+
+
+def before_after(case: Step) -> tuple[GlobalView, GlobalView]:
+    return case if isinstance(case, tuple) else (H, case)
 
 
 @pytest.mark.parametrize("name,bad,good", TRANSITION_CASES,
                          ids=[x[0] for x in TRANSITION_CASES])
-def test_transition_invariant(name: str, bad: list[GlobalView], good: list[GlobalView]) -> None:
+def test_transition_invariant(name: str, bad: list[Step], good: list[Step]) -> None:
     inv = I.by_name(name)
     assert inv.kind == "transition"
-    for i, after in enumerate(bad):
-        got = I.check_transition(H, after)
+    for i, case in enumerate(bad):
+        got = I.check_transition(*before_after(case))
         assert names(got) == {name}, f"bad step #{i}: {got}"
-    for i, after in enumerate(good):
-        assert inv.check(H, after) == [], f"good step #{i}"
+        assert all("\n" not in x.detail for x in got)
+    for i, case in enumerate(good):
+        assert inv.check(*before_after(case)) == [], f"good step #{i}"
 
 
 def test_transition_invariants_hold_on_a_stutter() -> None:
     """A step that changes nothing breaks no transition invariant (``check_transition``
     skips steps whose parts are the very same objects; equal copies pass too)."""
     views = [v for _, bad, good in STATE_CASES + QUIESCENT_CASES + TRANSITION_CASES
-             for v in bad + good]
+             for case in bad + good for v in before_after(case)]
     for v in views:
         assert I.check_transition(v, v) == []
         for inv in I.CATALOGUE:

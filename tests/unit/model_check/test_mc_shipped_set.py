@@ -34,6 +34,9 @@ PLAN: dict[str, tuple] = {
     "deletion": ("walk", 20_000),
     "preferred": ("walk", 20_000),
     "reassign-expand": ("walk", 20_000),
+    "unclean": ("bfs", None),
+    "unclean-paused": ("walk", 20_000),
+    "bad-version-twice": ("bfs", 11),  # its walks seldom meet the two failed writes
 }
 
 

@@ -141,7 +141,8 @@ def test_the_transition_invariants_read_only_what_the_edge_memo_keys_on() -> Non
                 nxt.append(child.snapshot())
         frontier = nxt[:50]
     assert steps > 100
-    assert read <= {"zk", "controllers", "brokers", "broker", "broker_map"}, read
+    assert read <= {"zk", "controllers", "brokers", "broker", "broker_map",
+                    "unclean_leader_election"}, read
 
 
 def test_zookeeper_and_channel_calls_answered_from_the_memo_leave_them_snapshots() -> None:

@@ -152,3 +152,16 @@ def test_an_unknown_value_is_refused() -> None:
     r = Y._Renaming({1: 2, 2: 1})
     with pytest.raises(Y.SymmetryError, match="NoSuchClass"):
         r.value(("\x00NoSuchClass", 1))
+
+
+def test_owed_decisions_are_renamed() -> None:
+    """A decision owed to the next event (``ControllerContext.owed``) names a broker when it
+    is a controlled shutdown's: renaming renames it, and the result is a controller again."""
+    from fsm.controller import Controller, ControllerConfig
+
+    ctl = Controller(ControllerConfig(broker_id=1))
+    ctl.ctx.owed[("t", 0)] = ("shutdown", 2, True)
+    ctl.ctx.owed[("t", 1)] = ("offline", 0, False)
+    out = Y._Renaming({2: 3, 3: 2}).controller(ctl.snapshot())
+    assert out[-1][-1] == ((("t", 0), ("shutdown", 3, True)), (("t", 1), ("offline", 0, False)))
+    assert Controller.restore(out, ctl.config).ctx.owed[("t", 0)] == ("shutdown", 3, True)
