@@ -321,8 +321,8 @@ class _Renaming:
         return tuple(out)
 
     def controller(self, snap: tuple) -> tuple:
-        active, loaded, epoch, fence, seen, paused, rnd, token, ctx = snap
-        return (active, loaded, epoch, fence, seen, paused, self.round(rnd), token,
+        active, loaded, epoch, fence, seen, session, rnd, token, ctx = snap
+        return (active, loaded, epoch, fence, seen, session, self.round(rnd), token,
                 self.context(ctx))
 
     def round(self, rnd: tuple | None) -> tuple | None:

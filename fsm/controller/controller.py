@@ -7,7 +7,7 @@ next event), the partition and replica transition ops (``_set_partition_state`` 
 ``_set_replica_state``), resignation, queries and snapshots. Each protocol lives in its
 own mixin module:
 
-* ``election.py`` -- controller election, session states, resignation triggers;
+* ``election.py`` -- controller election, the ZooKeeper session table, resignation triggers;
 * ``failover.py`` -- ``ClusterLoaded``: load everything, full state to every broker;
 * ``brokers.py`` -- broker join / failure / bounce, the broker-epoch check, controlled shutdown;
 * ``topics.py`` -- topic creation and partition expansion;
@@ -84,6 +84,7 @@ from fsm.replica_states import REPLICA_TABLE, ReplicaState, replica_label
 from fsm.requests import ControlledShutdownResponse
 from fsm.transition_table import IllegalTransition
 from fsm.values import NO_LEADER, LeaderAndIsr, PartitionStateZk, TopicPartition
+from fsm.zk_session_states import ZkClientState
 
 _P = PartitionState
 _R = ReplicaState
@@ -91,6 +92,8 @@ _ONLINE = _P.OnlinePartition
 _OFFLINE = _P.OfflinePartition
 _NON_EXISTENT = _P.NonExistentPartition
 _NO_STATE = LeaderAndIsr(NO_LEADER, -1, (), -1)
+_CONNECTING = ZkClientState.CONNECTING
+_SESSION_BY_VALUE = {s.value: s for s in ZkClientState}
 _PREFIX_MAX = 1 << 14
 _state_prefix: dict[str, str] = {}
 
@@ -144,7 +147,7 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
         self._epoch = 0
         self._fence_version: int | None = None
         self._seen: tuple[int, int] = (0, 0)  # /controller_epoch value and version last read
-        self._paused = False
+        self._session = ZkClientState.NOT_CONNECTED  # moved only through ZK_SESSION_TABLE
         self._pending: Round | None = None
         self._last_token = 0
         # transient, per handle() call (the batch exists only while handle() runs)
@@ -173,8 +176,15 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
         return None if self._pending is None else self._pending.token
 
     @property
+    def session_state(self) -> ZkClientState:
+        """The controller's ZooKeeper client session (``fsm.zk_session_states``)."""
+        return self._session
+
+    @property
     def paused(self) -> bool:
-        return self._paused
+        """CONNECTING: the connection is lost; no decision until CONNECTED (the adapters
+        hold the events meanwhile)."""
+        return self._session is _CONNECTING
 
     def topic_names(self) -> frozenset[str]:
         return frozenset(self.ctx.topics)
@@ -221,14 +231,15 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
     def snapshot(self) -> tuple:
         """Canonical and made of plain builtins only (tuples, ints, strs, bools, None)."""
         return (self._active, self._loaded, self._epoch, self._fence_version, self._seen,
-                self._paused, encode_round(self._pending), self._last_token,
+                self._session._value_, encode_round(self._pending), self._last_token,
                 self.ctx.snapshot())
 
     @classmethod
     def restore(cls, snap: tuple, config: ControllerConfig) -> Controller:
         c = cls.__new__(cls)  # every attribute of __init__ is set below
-        (c._active, c._loaded, c._epoch, c._fence_version, c._seen, c._paused, pending,
+        (c._active, c._loaded, c._epoch, c._fence_version, c._seen, session, pending,
          c._last_token, ctx) = snap
+        c._session = _SESSION_BY_VALUE[session]
         c.config = config
         c.ctx = ControllerContext.restore(ctx)
         c._pending = decode_round(pending)
@@ -255,7 +266,7 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
         if isinstance(event, WriteResult):
             self.last_handled = "WriteResult"
             self._on_write_result(event)
-        elif self._paused and not isinstance(event, SessionStateChange):
+        elif self._session is _CONNECTING and not isinstance(event, SessionStateChange):
             self._log("info", None, "", "", f"paused: {type(event).__name__} not handled")
         else:
             if self.ctx.owed:
@@ -658,13 +669,14 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
     # ------------------------------------------------------------------ resignation
 
     def _resign(self, reason: str) -> None:
-        """Discard everything: state, pending writes, requests not yet returned."""
+        """Discard everything: state, pending writes, requests not yet returned. The session
+        state is the client's, not the controller's: it stays as it is (a fenced write
+        leaves the client connected; CLOSED moved it already)."""
         self.ctx = ControllerContext()
         self._active = False
         self._loaded = False
         self._fence_version = None
         self._pending = None
-        self._paused = False
         self._batch = RequestBatch()
         self._write = None
         self._effects = [e for e in self._effects if isinstance(e, Resigned)]

@@ -19,15 +19,51 @@ from fsm import zk_paths
 from fsm.controller.records import Round
 from fsm.effects import BecameController, CreateOp, LoadCluster, SetDataOp, ZkWrite
 from fsm.events import ControllerChange, SessionStateChange, Startup, WriteResult
-from fsm.zk_session_states import ZkClientState
+from fsm.transition_table import IllegalTransition
+from fsm.zk_session_states import ZK_SESSION_TABLE, ZkClientState
 from fsm.znodes import ControllerEpochZnode, ControllerZnode
 
 if TYPE_CHECKING:
     from fsm.controller.controller import Controller
 
 
+_Z = ZkClientState
+_SESSION_REASONS = {
+    _Z.CONNECTING: "connection to ZooKeeper lost: paused until CONNECTED",
+    _Z.CONNECTED: "reconnected with the same session: resumed",
+    _Z.CLOSED: "ZooKeeper session expired or closed: everything discarded",
+}
+
+
 class ElectionMixin:
+    def _move_session(self: Controller, target: ZkClientState, reason: str) -> bool:
+        """The one place the session changes state: checked against ZK_SESSION_TABLE; an
+        out-of-table move is logged as illegal and changes nothing."""
+        cur = self._session
+        if not ZK_SESSION_TABLE.is_valid(cur, target):
+            try:
+                ZK_SESSION_TABLE.check(f"controller {self.config.broker_id}'s session", cur,
+                                       target)
+            except IllegalTransition as e:
+                self._log("illegal", None, cur.value, target.value, f"{e} ({reason})")
+            return False
+        self._session = target
+        self._log("session", None, cur, target, reason)
+        return True
+
     def _on_startup(self: Controller, ev: Startup) -> None:
+        cur = self._session
+        if cur is _Z.CLOSED:
+            self._session = _Z.NOT_CONNECTED
+            self._log("info", None, cur.value, _Z.NOT_CONNECTED.value,
+                      "a new session after CLOSED is a new client")
+        elif cur is not _Z.NOT_CONNECTED:
+            self._log("illegal", None, cur.value, _Z.CONNECTING.value,
+                      f"Startup (a new client's first connection) while the session is "
+                      f"{cur.value}: ignored")
+            return
+        self._move_session(_Z.CONNECTING, "new client: connecting")
+        self._move_session(_Z.CONNECTED, "new client: session established (Startup)")
         # No election here: the read of /controller and /controller_epoch that follows
         # (ControllerChange) decides it with real values.
         self._log("info", None, "", "candidate", "started: awaiting the read of /controller")
@@ -66,11 +102,11 @@ class ElectionMixin:
         self._effects.append(LoadCluster())
 
     def _on_session_state_change(self: Controller, ev: SessionStateChange) -> None:
-        if ev.state is ZkClientState.CONNECTING:
-            self._paused = True
-        elif ev.state is ZkClientState.CONNECTED:
-            self._paused = False
-        elif ev.state is ZkClientState.CLOSED:
-            self._paused = False
-            if self._active:
-                self._resign("ZooKeeper session closed")
+        target = ev.state
+        if not isinstance(target, ZkClientState):
+            self._reject(None, f"SessionStateChange to {target!r}: not a ZkClientState")
+            return
+        if not self._move_session(target, _SESSION_REASONS.get(target, "")):
+            return
+        if target is _Z.CLOSED and self._active:
+            self._resign("ZooKeeper session closed")

@@ -42,7 +42,8 @@ class StateChange(NamedTuple):
 
     kind: str  # "partition", "replica", "session", "leader" (a committed decision: the
     # state before, the state written, the decision kind), "isr" (an ISR change taken from
-    # the leader), "rejected", "illegal", "gave-up", "info"
+    # the leader), "rejected", "illegal", "gave-up", "info" ("session": a move of the
+    # controller's ZooKeeper session, entity None, source and target ``ZkClientState``)
     entity: object
     source: object  # a state enum member, a value or ""
     target: object

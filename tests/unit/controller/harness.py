@@ -8,6 +8,7 @@ from fsm.events import (
     BrokerChange,
     ClusterLoaded,
     ControllerChange,
+    Startup,
     WriteResult,
 )
 from fsm.requests import LeaderAndIsrRequest, StopReplicaRequest, UpdateMetadataRequest
@@ -73,9 +74,11 @@ def state(leader: int, isr: tuple[int, ...], epoch: int = 0, version: int = 0,
 
 def active(live=(1, 2, 3), topics=None, states=None, config: ControllerConfig | None = None,
            **snap) -> Controller:
-    """A controller elected (epoch 1, fence version 1) and loaded with the given cluster.
-    ``topics``: {name: {p: replicas}}; states default to leader = first live replica."""
+    """A controller started (its session CONNECTED), elected (epoch 1, fence version 1) and
+    loaded with the given cluster. ``topics``: {name: {p: replicas}}; states default to
+    leader = first live replica."""
     ctl = Controller(config or ControllerConfig(broker_id=1))
+    assert ctl.handle(Startup()) == []
     feed(ctl, ControllerChange(None, 0, 0))
     assert ctl.is_active
     topics = topics if topics is not None else {"t": {0: (1, 2, 3), 1: (2, 3, 1)}}
