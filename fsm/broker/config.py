@@ -19,6 +19,9 @@ class BrokerConfig:
     ``controlled.shutdown.enable``: when off, SIGTERM goes straight to SHUTTING_DOWN.
     ``endpoints``/``rack`` are for the adapter that executes ``Register``; the core only
     carries them. ``applied_log_size`` bounds ``BrokerCore.applied_log``.
+    ``isr_change_propagation_ms`` is the delay of the ISR_CHANGE_PROPAGATION timer, after
+    which an ISR change notification that failed on a lost ZooKeeper connection is written
+    again (Kafka's ``ReplicaManager`` propagates pending ISR changes every 2.5 s).
     """
 
     broker_id: int
@@ -28,3 +31,4 @@ class BrokerConfig:
     endpoints: tuple[Endpoint, ...] = ()
     rack: str | None = None
     applied_log_size: int = 64
+    isr_change_propagation_ms: int = 2500

@@ -8,7 +8,18 @@ partition's controller epoch. One write per partition may be in flight.
   notification (``/isr_change_notification/isr_change_<seq>``) for the controller;
 * failed (BadVersion: the controller or a newer leader wrote the state; NoNode: deleted)
   -> it is *fenced*: it stops acting as leader (``believes_leader`` is False, it can no
-  longer commit) until a LeaderAndIsr or startup recovery tells it what it is.
+  longer commit) until a LeaderAndIsr or startup recovery tells it what it is;
+* failed with ``ConnectionLoss`` (the executor's code for a write its lost ZooKeeper
+  connection did not commit: ``adapters.broker.effects``) -> nobody else wrote the state:
+  the leader keeps acting with its ISR and version, which are still ZooKeeper's (no
+  LeaderAndIsr would ever come to unfence it: found by the checker, scenario
+  ``zookeeper-disconnect``). The ISR change is not made; whoever wants it asks again.
+
+An ISR change notification that fails with ``ConnectionLoss`` is owed, not dropped (the
+committed ISR change must reach the controller, or its cache and every broker's metadata
+keep the old ISR): it is kept as a ``"notify-owed"`` entry and written again when the
+ISR_CHANGE_PROPAGATION timer fires (Kafka's ``ReplicaManager`` keeps pending ISR changes
+and propagates them periodically, its ZooKeeper client retrying until connected).
 
 A result that comes back after the replica's state moved on (a newer LeaderAndIsr, a
 StopReplica(delete), a recovery) is ignored: it says nothing about the current view.
@@ -22,8 +33,8 @@ from fsm import zk_paths
 from fsm.broker.replicas import fenced, with_isr
 from fsm.broker.validation import ids_reason, is_int, tp_reason
 from fsm.broker.views import PendingWrite, ReplicaRole
-from fsm.effects import BrokerEffect, BrokerZkWrite, CreateOp, SetDataOp
-from fsm.events import BrokerWriteResult, IsrChangeWanted
+from fsm.effects import BrokerEffect, BrokerZkWrite, CreateOp, SetDataOp, StartTimer
+from fsm.events import BrokerWriteResult, IsrChangeWanted, TimerKind
 from fsm.values import LeaderAndIsr, TopicPartition
 from fsm.znodes import IsrChangeZnode
 
@@ -31,6 +42,10 @@ if TYPE_CHECKING:
     from fsm.broker.core import BrokerCore
 
 NOTIFICATION_PATH = zk_paths.isr_change(zk_paths.ISR_CHANGE_PREFIX)
+CONNECTION_LOSS = "ConnectionLoss"
+"""A write the executor could not commit because the ZooKeeper connection was lost."""
+OWED = "notify-owed"
+PROPAGATION = TimerKind.ISR_CHANGE_PROPAGATION
 
 
 def _token(core: BrokerCore) -> int:
@@ -82,12 +97,23 @@ def write_result(core: BrokerCore, ev: BrokerWriteResult) -> list[BrokerEffect]:
     failure = failures[0] if failures else None
     code = getattr(failure, "code", "malformed result")
     if pending.kind == "notify":
+        if failures and code == CONNECTION_LOSS:
+            owed = any(w.kind == OWED for w in core._pending.values())
+            core._pending[token] = PendingWrite(OWED, tp)
+            core._record("isr", label, "ISR change notification not written (connection "
+                         "lost): owed, written again by the propagation timer")
+            return [] if owed else [StartTimer(PROPAGATION,
+                                               core.config.isr_change_propagation_ms)]
         if failures:
             core._record("rejected", label, f"ISR change notification failed: {code}")
         return []
     view = core._replicas.get(tp)
     if view is None or view.freshness != pending.base or view.role is ReplicaRole.FOLLOWER:
         core._record("ignored", label, "ISR write result for a superseded view")
+        return []
+    if failures and code == CONNECTION_LOSS:
+        core._record("isr", label, "ISR write not committed (connection lost): still leader, "
+                     f"ISR {list(view.isr)} at version {view.zk_version}")
         return []
     if failures:
         seen = None
@@ -101,6 +127,16 @@ def write_result(core: BrokerCore, ev: BrokerWriteResult) -> list[BrokerEffect]:
     core._replicas[tp] = with_isr(view, pending.isr, view.zk_version + 1)
     core._record("isr", label, f"ISR now {list(pending.isr)} at version {view.zk_version + 1}")
     return [_notification(core, tp)]
+
+
+def propagate(core: BrokerCore) -> list[BrokerEffect]:
+    """ISR_CHANGE_PROPAGATION fired: write every owed ISR change notification again."""
+    owed = sorted((t, w.tp) for t, w in core._pending.items() if w.kind == OWED)
+    if not owed:
+        return core._ignore("timer isr-change-propagation (nothing owed)")
+    for t, _tp in owed:
+        del core._pending[t]
+    return [_notification(core, tp) for _t, tp in owed]
 
 
 def _notification(core: BrokerCore, tp: TopicPartition) -> BrokerZkWrite:

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fsm.broker.isr import propagate
 from fsm.broker.metadata_cache import MetadataCache
 from fsm.broker.recovery import recover
 from fsm.broker_states import BrokerState
@@ -134,6 +135,8 @@ def controlled_shutdown_answered(core: BrokerCore,
 
 
 def timer_fired(core: BrokerCore, ev: TimerFired) -> list[BrokerEffect]:
+    if ev.kind is TimerKind.ISR_CHANGE_PROPAGATION:
+        return propagate(core)
     if ev.kind is not RETRY or core._state is not B.PENDING_CONTROLLED_SHUTDOWN:
         return core._ignore(f"timer {getattr(ev.kind, 'value', ev.kind)}")
     if core._cs_attempts >= core.config.controlled_shutdown_max_retries:

@@ -98,7 +98,9 @@ class PendingWrite:
     """A ``BrokerZkWrite`` awaiting its ``BrokerWriteResult``.
 
     ``kind`` is ``"isr"`` (a leader's conditional ISR update, made on the replica's
-    ``base`` = ``(leader_epoch, zk_version)``) or ``"notify"`` (an ISR change notification).
+    ``base`` = ``(leader_epoch, zk_version)``) or ``"notify"`` (an ISR change notification);
+    or ``"notify-owed"``: a notification that failed on a lost connection, not in flight,
+    written again when ISR_CHANGE_PROPAGATION fires (``fsm.broker.isr``).
     """
 
     kind: str

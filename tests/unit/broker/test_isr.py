@@ -176,3 +176,63 @@ def test_seed_multiple_leaders_old_leader_cannot_keep_committing() -> None:
         zk_paths.partition_state("t", 0), "BadVersion", LeaderAndIsr(2, 5, (2, 3), 5), 8),)))
     assert not a.believes_leader(TP) and a.can_commit_view(TP) is None
     assert b.can_commit_view(TP) is not None
+
+
+# ---------------------------------------------------------------- a lost ZooKeeper connection
+
+
+def test_connection_loss_is_not_committed_the_leader_keeps_leading() -> None:
+    """``ConnectionLoss``: the executor could not commit it; nobody else wrote the state, so
+    the leader is not fenced (no LeaderAndIsr would ever come to unfence it): it goes on
+    with ZooKeeper's ISR and version, and may try again."""
+    core = leader()
+    write = only_write(core.handle(IsrChangeWanted(TP, (1, 2))))
+    assert core.handle(BrokerWriteResult(write.token, (WriteFailure(
+        zk_paths.partition_state("t", 0), "ConnectionLoss"),))) == []
+    view = core.replica(TP)
+    assert view is not None and not view.fenced and view.role is ReplicaRole.LEADER
+    assert view.isr == (1, 2, 3) and view.zk_version == 7
+    assert core.believes_leader(TP) and core.pending_writes == ()
+    again = only_write(core.handle(IsrChangeWanted(TP, (1, 2))))
+    assert again.ops[0].version == 7  # type: ignore[union-attr]
+
+
+def test_notification_lost_with_the_connection_is_owed_until_written() -> None:
+    """The ISR change committed, its notification failed on the lost connection: the
+    controller must still learn it. It is owed (one ISR_CHANGE_PROPAGATION timer for all
+    owed notifications) and written again when the timer fires, until it commits."""
+    from fsm.effects import StartTimer
+    from fsm.events import TimerFired, TimerKind
+
+    core = leader()
+    write = only_write(core.handle(IsrChangeWanted(TP, (1, 2))))
+    notify = only_write(core.handle(BrokerWriteResult(write.token)))
+    lost = (WriteFailure(notify.ops[0].path, "ConnectionLoss"),)
+    out = core.handle(BrokerWriteResult(notify.token, lost))
+    assert out == [StartTimer(TimerKind.ISR_CHANGE_PROPAGATION,
+                              core.config.isr_change_propagation_ms)]
+    assert [w.kind for _, w in core.pending_writes] == ["notify-owed"]
+    view = core.replica(TP)
+    assert view is not None and view.isr == (1, 2) and view.zk_version == 8
+    snap = core.snapshot()
+    assert type(core).restore(snap, core.config).snapshot() == snap
+    # fired while still disconnected: written again, fails again, owed again
+    again = only_write(core.handle(TimerFired(TimerKind.ISR_CHANGE_PROPAGATION)))
+    assert again.ops == notify.ops
+    assert [w.kind for _, w in core.pending_writes] == ["notify"]
+    assert core.handle(BrokerWriteResult(again.token, lost)) != []
+    # reconnected: written, done
+    last = only_write(core.handle(TimerFired(TimerKind.ISR_CHANGE_PROPAGATION)))
+    assert core.handle(BrokerWriteResult(last.token)) == []
+    assert core.pending_writes == ()
+    # nothing owed: the timer means nothing
+    assert core.handle(TimerFired(TimerKind.ISR_CHANGE_PROPAGATION)) == []
+
+
+def test_other_notification_failures_are_still_dropped() -> None:
+    core = leader()
+    write = only_write(core.handle(IsrChangeWanted(TP, (1, 2))))
+    notify = only_write(core.handle(BrokerWriteResult(write.token)))
+    assert core.handle(BrokerWriteResult(notify.token, (WriteFailure(
+        notify.ops[0].path, "NoNode"),))) == []
+    assert core.pending_writes == ()
