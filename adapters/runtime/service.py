@@ -20,16 +20,28 @@ hands the core ``Startup`` and queues a ``controller`` marker: the event thread 
 ``ControllerChange`` -- so the election uses the real epoch and version, never a guess. ``/controller`` changes re-read it the same way; ``ControllerChange(active=None)`` makes
 the candidate write the election transaction.
 
-Session (``fsm.zk_session_states``; kazoo states mapped):
+Session (``fsm.zk_session_states``; kazoo states mapped; the core moves its ``ZkClientState``
+only through the table and logs every move):
 
-* SUSPENDED -> ``SessionStateChange(CONNECTING)``: the controller pauses; events processed
-  meanwhile are held by the service (not handed) and put back in front once CONNECTED. kazoo
-  forgets every watcher on a connection loss and calls it with a NONE event: each such call
-  enqueues its marker, so every watch is re-read -- and re-registered -- after reconnecting.
-* CONNECTED again (same session) -> ``SessionStateChange(CONNECTED)``: resume.
+* the first connection: ``start()`` returns once kazoo is connected, and only then is
+  ``Startup`` queued: ``Startup`` means "a new client is connected", and the core records
+  NOT_CONNECTED -> CONNECTING -> CONNECTED from it (kazoo's own first CONNECTED is not handed
+  as an event; the world does the same: ``model_check.world.executor``).
+* SUSPENDED -> ``SessionStateChange(CONNECTING)`` (at the back of the queue): once the
+  controller handled it, it pauses; events processed meanwhile are held by the service (not
+  handed) and put back in front once CONNECTED. Before it handled it, a read that fails on
+  the lost connection holds its marker the same way (the cluster load too). kazoo forgets
+  every watcher on a connection loss and calls it with a NONE event: each such call enqueues
+  its marker, so every watch is re-read -- and re-registered -- after reconnecting.
+* CONNECTED again (same session) -> ``SessionStateChange(CONNECTED)``: resume. If this
+  candidate is not the controller but its session still owns ``/controller`` (it resigned
+  while disconnected and could not give it up; or its election was applied but the answer
+  was lost with the connection: reported fenced, "lost"), it deletes ``/controller`` now
+  (``_release_controller``), or nobody would ever be elected: the session lives on.
 * LOST -> the queue is cleared and ``SessionStateChange(CLOSED)`` put (Kafka's ``clearAndPut``):
   the controller resigns and discards everything. kazoo then opens a new session by itself;
-  its CONNECTED queues ``Startup`` and a ``controller`` marker: re-read, re-register, re-elect.
+  its CONNECTED queues ``Startup`` (a new client: NOT_CONNECTED again) and a ``controller``
+  marker: re-read, re-register, re-elect.
 
 Resignation (``Resigned``): the reason logged (and kept in ``resignations``) is the one the
 service knows: the epoch check failed ("fenced"), the connection was lost while a write was in
@@ -37,7 +49,9 @@ flight, or the session expired -- the core itself only hears "fenced" or "sessio
 Controller-only watches are disowned (their callbacks carry a generation; a stale one enqueues
 nothing; queued controller-only markers are dropped), timers cancelled, channels reset. If ``/controller`` is still owned by this client's session (a write
 reported fenced after a connection loss: see ``adapters.zookeeper.writer``), the service deletes
-it, as Kafka's ``triggerControllerMove`` does, so that an election follows.
+it, as Kafka's ``triggerControllerMove`` does, so that an election follows -- after any write
+reported fenced while this candidate is not the controller, and again after CONNECTED (a
+client that lost its connection cannot delete anything until then).
 
 State-change log: ``controller.state_change_log`` is drained after every ``handle`` and each
 record logged as one line on the ``kcontrol.state.change`` logger.
@@ -325,6 +339,9 @@ class ControllerService:
         if event is None:
             return
         self._handle(event)
+        if isinstance(item, SessionStateChange) and item.state is ZkClientState.CONNECTED \
+                and not ctl.is_active:
+            self._release_controller()  # what could not be given up while disconnected
         if isinstance(item, SessionStateChange) and not self.controller.paused and self._held:
             held, self._held = list(self._held), deque()
             self.queue.put_front_many(held)
@@ -402,10 +419,10 @@ class ControllerService:
                 if isinstance(eff, ZkWrite):
                     result = self._commit(eff)
                 elif isinstance(eff, LoadCluster):
-                    if ctl.awaiting_write is not None:
-                        work.append(Marker(R.LOAD))  # after the write's result
-                    else:
-                        work.append(self._load())
+                    # read next (after the write's result, if one is awaited), as a marker: a
+                    # read that fails on a lost connection holds it until CONNECTED instead of
+                    # losing the load (an active controller that never loads decides nothing)
+                    work.append(Marker(R.LOAD))
                 elif isinstance(eff, SendRequest):
                     self.channels.send(eff.broker_id, eff.request)
                 elif isinstance(eff, ReplyControlledShutdown):
@@ -436,6 +453,10 @@ class ControllerService:
                     log.error("%s unknown effect %r", self._log_prefix, eff)
             if result is not None:
                 work.appendleft(result)  # before any other event
+            elif isinstance(ev, WriteResult) and ev.fenced and not ctl.is_active:
+                # an election applied but reported fenced (its answer lost with the
+                # connection) leaves /controller ours: give it up (again after CONNECTED)
+                self._release_controller()
         self.metrics.state.set(IDLE)
         self.metrics.refresh(ctl, force=force_metrics)
 
