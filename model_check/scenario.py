@@ -21,6 +21,19 @@ A scenario says which cluster the checker explores and how far::
     [faults]                # budgets: how often each fault may happen on one path
     broker_crash = 2
     controller_session_expiry = 1
+    zookeeper_disconnects = 1
+
+Fault keys: ``broker_crash``, ``broker_restart``, ``broker_session_expiry``,
+``controller_session_expiry`` (a GC pause: the session expires while the client thinks it is
+connected), ``connection_drops`` (a controller-broker connection), ``isr_changes`` (a leader
+shrinks or expands its ISR), and ``zookeeper_disconnects``: the ZooKeeper connection of the
+active controller's (or a candidate's with a write in flight) or of a registered broker's
+session is lost while the session lives on. Then the world may later *reconnect* it (a
+progress step: CONNECTED, the same session) or the ensemble may *expire* it; that expiry is
+free of the ``*_session_expiry`` budgets, being the other outcome of the same fault. While
+disconnected (``model_check.world.executor``): the controller pauses once it handled
+CONNECTING, kazoo calls every watcher (every watched path is read again after CONNECTED),
+a write is reported fenced (applied or not), a broker's writes fail with ConnectionLoss.
 
     [[admin]]               # admin actions the search may perform, each at most once
     op = "reassign"
@@ -58,6 +71,7 @@ FAULT_KEYS = {
     "controller_session_expiry": A.EXPIRE_CONTROLLER,
     "connection_drops": A.DROP,
     "isr_changes": A.ISR_CHANGE,
+    "zookeeper_disconnects": A.ZK_DISCONNECT,
 }
 UNSUPPORTED_FAULTS = {
     "message_loss": "the world loses no controller request for good, as the live channel "

@@ -15,6 +15,8 @@ PROCESS = "process"  # controller ``broker`` handles its next queued event
 NOTIFY = "notify"  # deliver the next watch notification of a session of ``broker``
 DELIVER = "deliver"  # deliver the next message of channel ``arg``
 SESSION_LOST = "session-lost"  # broker ``broker`` learns its session expired (after a pause)
+RECONNECT = "zk-reconnect"  # ``arg`` = CONTROLLER_SESSION|BROKER_SESSION of ``broker``
+# reconnects its (still alive) session after ZK_DISCONNECT
 START = "start"  # first start of a broker process
 TIMER = "timer"  # fire timer ``arg`` = (role, kind) of ``broker``
 # faults (budgeted)
@@ -23,14 +25,26 @@ RESTART = "restart"
 EXPIRE_BROKER = "expire-broker"  # the broker's session expires (its core learns it later)
 EXPIRE_CONTROLLER = "expire-controller"  # the controller candidate's session expires
 DROP = "drop"  # drop the connection between ``broker`` and ``arg``
+ZK_DISCONNECT = "zk-disconnect"  # the ZooKeeper connection of session ``arg`` of ``broker``
+# is lost (CONTROLLER_SESSION or BROKER_SESSION); the session lives on: RECONNECT, or
+# expiry (EXPIRE_CONTROLLER / EXPIRE_BROKER, then free of their budget)
 ISR_CHANGE = "isr-change"  # leader ``broker`` wants ``arg`` = (tp, isr)
 ADMIN = "admin"  # admin op number ``arg`` of the config
 
-ORDER = (COMMIT, PROCESS, NOTIFY, DELIVER, SESSION_LOST, START, TIMER, ISR_CHANGE, ADMIN,
-         CRASH, RESTART, EXPIRE_BROKER, EXPIRE_CONTROLLER, DROP)
-PROGRESS = frozenset({COMMIT, PROCESS, NOTIFY, DELIVER, SESSION_LOST})
-FAULTS = frozenset({CRASH, RESTART, EXPIRE_BROKER, EXPIRE_CONTROLLER, DROP, ISR_CHANGE})
-"""The budgeted faults (``World.apply`` spends their budget)."""
+ORDER = (COMMIT, PROCESS, NOTIFY, DELIVER, SESSION_LOST, RECONNECT, START, TIMER, ISR_CHANGE,
+         ADMIN, CRASH, RESTART, EXPIRE_BROKER, EXPIRE_CONTROLLER, DROP, ZK_DISCONNECT)
+PROGRESS = frozenset({COMMIT, PROCESS, NOTIFY, DELIVER, SESSION_LOST, RECONNECT})
+FAULTS = frozenset({CRASH, RESTART, EXPIRE_BROKER, EXPIRE_CONTROLLER, DROP, ISR_CHANGE,
+                    ZK_DISCONNECT})
+"""The budgeted faults (``World.apply`` spends their budget; an expiry of a session whose
+connection is lost spends nothing: it is the other outcome of that ZK_DISCONNECT)."""
+
+CONTROLLER_SESSION = "controller"
+BROKER_SESSION = "broker"
+APPLIED = "applied"
+"""``Action(COMMIT, b, APPLIED)``: while the controller's connection is lost, its write was
+in flight at the drop and the ensemble applied it; the answer is lost (reported fenced).
+``Action(COMMIT, b)`` then is the write that never reached the ensemble (fenced too)."""
 
 
 class Action(NamedTuple):
@@ -54,4 +68,8 @@ class Action(NamedTuple):
             return f"isr-change b{self.broker} {t}-{p} isr={','.join(map(str, isr))}"
         if self.kind == ADMIN:
             return f"admin #{a}"
+        if self.kind in (ZK_DISCONNECT, RECONNECT):
+            return f"{self.kind} {a} {self.broker}"
+        if self.kind == COMMIT and a == APPLIED:
+            return f"commit {self.broker} (applied, answer lost)"
         return f"{self.kind} {self.broker}"

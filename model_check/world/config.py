@@ -91,7 +91,9 @@ EXPIRE_CONTROLLER = "expire-controller"
 DROP = "drop"
 ISR_CHANGE = "isr-change"
 TIMER = "timer"
-FAULT_KINDS = (CRASH, RESTART, EXPIRE_BROKER, EXPIRE_CONTROLLER, DROP, ISR_CHANGE, TIMER)
+ZK_DISCONNECT = "zk-disconnect"
+FAULT_KINDS = (CRASH, RESTART, EXPIRE_BROKER, EXPIRE_CONTROLLER, DROP, ISR_CHANGE, TIMER,
+               ZK_DISCONNECT)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,36 @@ behind ``check(/controller_epoch, fence_version)`` (so partitions fail one by on
 election's transaction (``fence_version`` None) is one ``multi``. A write whose session
 expired between decision and commit commits nothing and is reported ``fenced`` (the real
 client gets SessionExpired: the writer is no longer the controller either way).
+
+ZooKeeper connection loss (``ZK_DISCONNECT``; the session lives on until ``RECONNECT`` or
+an expiry), as the live adapters behave with kazoo:
+
+* controller session (``adapters.runtime.service``): kazoo's SUSPENDED queues
+  ``SessionStateChange(CONNECTING)`` at the back of the event queue, and kazoo forgets every
+  watcher and calls it with a NONE event: each queues its marker (``connection_lost``), so
+  everything watched is read again -- and watched again -- once reconnected; nothing is
+  notified meanwhile. Until the controller handles CONNECTING, the event thread goes on:
+  events that need no read are handed (their writes then fail, below), a marker's read fails
+  and the marker is held. Once it handled CONNECTING (``paused``) every event is held until
+  it handled CONNECTED (queued by ``RECONNECT``), and held events are handed again in their
+  order, in front of the rest. The world holds an event by leaving it in place in the queue:
+  ``next_index`` is the one ``PROCESS`` takes.
+* a write while the connection is lost is reported ``fenced`` (``adapters.zookeeper.writer``:
+  kazoo fails the requests in flight with ConnectionLoss, outcome unknown): it reached the
+  ensemble (``Action(COMMIT, b, APPLIED)``: applied, the answer lost) or not
+  (``Action(COMMIT, b)``). A candidate that is not controller while its session still owns
+  ``/controller`` (a resignation while disconnected, an election applied whose answer was
+  lost) deletes it as soon as it can (``_release_controller``: after a fenced write, after a
+  resignation, after CONNECTED), as the live service's ``_release_controller`` does (Kafka's
+  controller move), so that an election follows.
+* broker session (``adapters.broker.effects``): the broker core is not told (kazoo's
+  SUSPENDED means nothing to it); its ZooKeeper writes (ISR changes and their notifications)
+  fail with ``ConnectionLoss`` and commit nothing; its ControlledShutdown finds no
+  controller (the read of ``/controller`` fails) and waits for its retry timer.
+* an expiry of a disconnected session is the ensemble's other answer to the same fault
+  (``EXPIRE_CONTROLLER``/``EXPIRE_BROKER``, free of their budget then): the client learns it
+  when it reconnects -- CLOSED (the queue cleared) then a new session for the controller,
+  ``SESSION_LOST`` for the broker.
 """
 
 from __future__ import annotations
@@ -140,6 +170,45 @@ def _record_accepted(w: World, ctl: object) -> None:
             w.accepted[tp] = target
 
 
+def next_index(w: World, b: int) -> int | None:
+    """The position in controller ``b``'s queue of the event ``PROCESS`` takes (None: none
+    can be taken now). Connected and not paused: the head. Paused (the controller handled
+    CONNECTING): the first ``SessionStateChange``, every other event is held. Connection
+    lost, not paused yet: the first event that needs no read (a marker's read fails: held)."""
+    q = w.queues[b]
+    if not q:
+        return None
+    paused = w.controller_snapshot(b)[5] == _CONNECTING
+    if paused:
+        for i, item in enumerate(q):
+            if type(item) is SessionStateChange:
+                return i
+        return None
+    if w.procs[b].controller_disconnected:
+        for i, item in enumerate(q):
+            if type(item) is not S.Marker:
+                return i
+        return None
+    return 0
+
+
+_CONNECTING = ZkClientState.CONNECTING.value
+
+
+def _release_controller(w: World, b: int, lines: list[str]) -> None:
+    """Delete ``/controller`` if candidate ``b``'s session owns it while ``b`` is not the
+    controller (Kafka's controller move; the live service's ``_release_controller``): only
+    while connected -- a disconnected client cannot; it tries again after CONNECTED."""
+    proc = w.procs[b]
+    if not proc.up or proc.controller_disconnected:
+        return
+    node = w.zk_call("get", P.CONTROLLER)
+    if node is None or node.owner != proc.controller_session or controller_facts(w, b).active:
+        return
+    code = w.zk_call("delete", P.CONTROLLER, node.version)
+    lines.append(f"c{b} delete its own /controller (not the controller): {code}")
+
+
 def _controller_effect(w: World, b: int, eff: object, lines: list[str]) -> object | None:
     if isinstance(eff, ZkWrite):
         assert b not in w.writes, f"controller {b} decided a second write before a result"
@@ -158,7 +227,8 @@ def _controller_effect(w: World, b: int, eff: object, lines: list[str]) -> objec
         else:
             lines.append(f"c{b} reply ControlledShutdown -> b{eff.broker_id} lost (down)")
     elif isinstance(eff, LoadCluster):
-        if controller_facts(w, b).awaiting_write:
+        if controller_facts(w, b).awaiting_write or w.procs[b].controller_disconnected:
+            # after the write's result; or the read fails: held, read again once CONNECTED
             w.enqueue(b, S.LOAD_MARKER, front=True)
             return None
         snap = w.zk_read(R.cluster_snapshot, w.procs[b].controller_session)
@@ -170,8 +240,8 @@ def _controller_effect(w: World, b: int, eff: object, lines: list[str]) -> objec
     elif isinstance(eff, BecameController):
         lines.append(f"c{b} became controller epoch={eff.epoch}")
     elif isinstance(eff, Resigned):
-        _resigned(w, b)
         lines.append(f"c{b} resigned: {eff.reason}")
+        _resigned(w, b, lines)
     elif isinstance(eff, RemoveBrokerChannel):
         lost = w.ch_call("stop_sender", b, eff.broker_id)
         if lost:
@@ -192,11 +262,12 @@ def _send_request(w: World, c: int, target: int, req: ControllerRequest,
         lines.append(f"c{c} send -> b{target} {D.request(req)}")
 
 
-def _resigned(w: World, b: int) -> None:
+def _resigned(w: World, b: int, lines: list[str]) -> None:
     """A resigning controller unregisters its watchers, resets its channels to the brokers
     as the live channel manager's ``reset`` does (queued requests dropped, the one in flight
     to each broker may still arrive; responses and ControlledShutdowns on their way to it
-    are lost), cancels its timers and forgets queued controller-only events."""
+    are lost), cancels its timers, forgets queued controller-only events and gives up
+    ``/controller`` if its session still owns it."""
     cs = w.procs[b].controller_session
     if cs:
         w.zk_call("drop_watches", cs, (P.CONTROLLER,))
@@ -205,6 +276,7 @@ def _resigned(w: World, b: int) -> None:
     w.ch_call("drop", SHUTDOWN, None, b)
     w.timers = {t for t in w.timers if not (t[0] == b and t[1] == "c")}
     w.queues[b] = tuple(e for e in w.queues[b] if _survives_resignation(e))
+    _release_controller(w, b, lines)
 
 
 def _survives_resignation(item: object) -> bool:
@@ -245,8 +317,12 @@ def materialize(w: World, b: int, item: object) -> object | None:
 
 def do_process(w: World, a: A.Action) -> list[str]:
     b = a.broker
-    item, w.queues[b] = w.queues[b][0], w.queues[b][1:]
-    if isinstance(item, Startup):
+    q = w.queues[b]
+    i = next_index(w, b)
+    assert i is not None, f"controller {b} has no event it may take"
+    item = q[i]
+    w.queues[b] = q[1:] if i == 0 else q[:i] + q[i + 1:]
+    if isinstance(item, Startup) and not w.procs[b].controller_disconnected:
         # the event thread reads /controller with a watch, then elects if nobody is there
         w.zk_call("get", P.CONTROLLER, w.procs[b].controller_session)
     event = materialize(w, b, item)
@@ -257,7 +333,17 @@ def do_process(w: World, a: A.Action) -> list[str]:
         # Startup carries no epoch and elects nothing: what the event thread read from
         # /controller and /controller_epoch follows at once (contract "Election")
         w.enqueue(b, S.CONTROLLER_MARKER, front=True)
+    elif type(item) is SessionStateChange and item.state is ZkClientState.CONNECTED:
+        _release_controller(w, b, lines)
     return lines
+
+
+def commit_lost(w: World, pw: S.PendingWrite, applied: bool) -> WriteResult:
+    """``pw`` while its connection is lost: the answer is lost with it, reported fenced (the
+    live writer's ConnectionLoss); the ops reached the ensemble (``applied``) or not."""
+    if applied:
+        commit(w, pw)
+    return WriteResult(pw.write.token, fenced=True)
 
 
 def commit(w: World, pw: S.PendingWrite) -> WriteResult:
@@ -295,18 +381,63 @@ def _failures(w: World, ops: tuple[ZkOp, ...], r: MultiResult) -> list[WriteFail
 def do_commit(w: World, a: A.Action) -> list[str]:
     b = a.broker
     pw = w.writes.pop(b)
-    result = commit(w, pw)
+    proc = w.procs[b]
+    connected = not (proc.controller_disconnected and pw.session == proc.controller_session)
+    result = commit(w, pw) if connected else commit_lost(w, pw, a.arg == A.APPLIED)
+    if result.fenced:
+        lines = handle_controller(w, b, result)
+        _release_controller(w, b, lines)
+        if connected:
+            line = f"c{b} commit #{pw.write.token} FENCED (nothing written)"
+        elif a.arg == A.APPLIED:
+            line = (f"c{b} commit #{pw.write.token} in flight when the connection was lost: "
+                    f"applied, answer lost (reported fenced)")
+        else:
+            line = (f"c{b} commit #{pw.write.token} FENCED (connection lost: nothing "
+                    f"written)")
+        return [line, *lines]
     if not w.describing:
         return handle_controller(w, b, result)
-    if result.fenced:
-        line = f"c{b} commit #{pw.write.token} FENCED (nothing written)"
-    else:
-        bad = {f.path for f in result.failures}
-        done = [_d(w).op(o) for o in pw.write.ops if o.path not in bad]
-        line = f"c{b} commit #{pw.write.token}: " + ("; ".join(done) or "nothing")
-        if result.failures:
-            line += " | failed: " + "; ".join(f"{f.path} {f.code}" for f in result.failures)
+    bad = {f.path for f in result.failures}
+    done = [_d(w).op(o) for o in pw.write.ops if o.path not in bad]
+    line = f"c{b} commit #{pw.write.token}: " + ("; ".join(done) or "nothing")
+    if result.failures:
+        line += " | failed: " + "; ".join(f"{f.path} {f.code}" for f in result.failures)
     return [line, *handle_controller(w, b, result)]
+
+
+def do_zk_disconnect(w: World, a: A.Action) -> list[str]:
+    b = a.broker
+    proc = w.procs[b]
+    if a.arg == A.BROKER_SESSION:
+        w.procs[b] = proc._replace(broker_disconnected=True)
+        return [f"b{b} ZooKeeper connection LOST (session alive; the broker core is not "
+                f"told): its writes fail with ConnectionLoss"]
+    w.procs[b] = proc._replace(controller_disconnected=True)
+    w.enqueue(b, _CONNECTING_EVENT)
+    paths = w.zk_call("connection_lost", proc.controller_session)
+    markers = [m for m in (S.marker_for(p) for p in paths) if m is not None]
+    for m in markers:
+        w.enqueue(b, m)
+    fired = ", ".join(m.describe() for m in markers) or "none"
+    return [f"c{b} ZooKeeper connection LOST (session alive): queue "
+            f"SessionStateChange(CONNECTING); every watcher called (NONE): queue {fired}"]
+
+
+_CONNECTING_EVENT = SessionStateChange(ZkClientState.CONNECTING)
+_CONNECTED_EVENT = SessionStateChange(ZkClientState.CONNECTED)
+
+
+def do_reconnect(w: World, a: A.Action) -> list[str]:
+    b = a.broker
+    proc = w.procs[b]
+    if a.arg == A.BROKER_SESSION:
+        w.procs[b] = proc._replace(broker_disconnected=False)
+        return [f"b{b} ZooKeeper connection re-established (same session)"]
+    w.procs[b] = proc._replace(controller_disconnected=False)
+    w.enqueue(b, _CONNECTED_EVENT)
+    return [f"c{b} ZooKeeper connection re-established (same session): queue "
+            f"SessionStateChange(CONNECTED)"]
 
 
 def do_notify(w: World, a: A.Action) -> list[str]:
@@ -356,6 +487,11 @@ def _broker_effect(w: World, b: int, eff: object, lines: list[str], reply_to: in
             lines.append(f"b{b} respond -> c{reply_to} {request.api} {eff.response.error.name}")
     elif isinstance(eff, BrokerZkWrite):
         failures: list[WriteFailure] = []
+        if w.procs[b].broker_disconnected:  # adapters.broker.effects: nothing committed
+            for op in eff.ops:
+                failures.append(WriteFailure(op.path, "ConnectionLoss"))
+                lines.append(f"b{b} zk {_d(w).op(op)} FAILED ConnectionLoss (connection lost)")
+            return BrokerWriteResult(eff.token, tuple(failures))
         for op in eff.ops:
             r = w.zk_call("multi", (op,))
             if r.ok:
@@ -366,6 +502,9 @@ def _broker_effect(w: World, b: int, eff: object, lines: list[str], reply_to: in
                 lines.append(f"b{b} zk {_d(w).op(op)} FAILED {r.results[0].code}")
         return BrokerWriteResult(eff.token, tuple(failures))
     elif isinstance(eff, SendControlledShutdown):
+        if w.procs[b].broker_disconnected:  # the read of /controller fails
+            lines.append(f"b{b} ControlledShutdown lost: ZooKeeper connection lost")
+            return None
         c = w.zk_read(R.active_controller)
         if c is None or not w.procs[c].up:
             lines.append(f"b{b} ControlledShutdown lost: no controller")
@@ -374,8 +513,10 @@ def _broker_effect(w: World, b: int, eff: object, lines: list[str], reply_to: in
             w.ch_send(ChannelKey(SHUTDOWN, b, c), (eff.request.broker_epoch, eff.request))
             lines.append(f"b{b} send ControlledShutdown(be={eff.request.broker_epoch}) -> c{c}")
     elif isinstance(eff, Register):
+        assert not w.procs[b].broker_disconnected, "a registration on a lost connection"
         return _register(w, b, lines)
     elif isinstance(eff, LoadBrokerMetadata):
+        assert not w.procs[b].broker_disconnected, "a metadata read on a lost connection"
         return w.zk_read(R.broker_metadata)
     elif isinstance(eff, StartTimer):
         w.timers.add((b, "b", eff.kind.value))
@@ -467,8 +608,9 @@ def do_expire_broker(w: World, a: A.Action) -> list[str]:
     b = a.broker
     proc = w.procs[b]
     deleted = w.zk_call("expire_session", proc.broker_session)
-    w.procs[b] = proc._replace(broker_session=0, session_lost=True)
-    return [f"b{b} broker session EXPIRED (deleted {', '.join(deleted) or 'nothing'}); "
+    w.procs[b] = proc._replace(broker_session=0, session_lost=True, broker_disconnected=False)
+    how = " while disconnected" if proc.broker_disconnected else ""
+    return [f"b{b} broker session EXPIRED{how} (deleted {', '.join(deleted) or 'nothing'}); "
             f"the broker has not noticed yet"]
 
 
@@ -484,9 +626,12 @@ def do_expire_controller(w: World, a: A.Action) -> list[str]:
     b = a.broker
     proc = w.procs[b]
     deleted = w.zk_call("expire_session", proc.controller_session)
-    w.procs[b] = proc._replace(controller_session=w.zk_call("open_session"))
+    w.procs[b] = proc._replace(controller_session=w.zk_call("open_session"),
+                               controller_disconnected=False)
     w.queues[b] = (SessionStateChange(ZkClientState.CLOSED), Startup())
-    return [f"c{b} controller session EXPIRED (deleted {', '.join(deleted) or 'nothing'})"]
+    how = " while disconnected" if proc.controller_disconnected else ""
+    return [f"c{b} controller session EXPIRED{how} (deleted "
+            f"{', '.join(deleted) or 'nothing'})"]
 
 
 def do_drop(w: World, a: A.Action) -> list[str]:
@@ -625,6 +770,8 @@ HANDLERS = {
     A.EXPIRE_BROKER: do_expire_broker,
     A.EXPIRE_CONTROLLER: do_expire_controller,
     A.DROP: do_drop,
+    A.ZK_DISCONNECT: do_zk_disconnect,
+    A.RECONNECT: do_reconnect,
     A.ISR_CHANGE: do_isr_change,
     A.ADMIN: do_admin,
 }

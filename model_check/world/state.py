@@ -10,8 +10,10 @@ from fsm.effects import ZkWrite
 
 class Proc(NamedTuple):
     """A broker process: whether it runs, its two ZooKeeper sessions (0 = none), whether
-    its broker session expired without the broker core knowing yet (a GC pause), and whether
-    it stopped because its controlled shutdown was answered "done" (until it starts again)."""
+    its broker session expired without the broker core knowing yet (a GC pause), whether
+    it stopped because its controlled shutdown was answered "done" (until it starts again),
+    and whether the ZooKeeper connection of its broker / controller session is lost (the
+    session lives on in the ensemble until it reconnects or expires)."""
 
     up: bool = False
     started: bool = False
@@ -19,6 +21,8 @@ class Proc(NamedTuple):
     controller_session: int = 0
     session_lost: bool = False
     shut_down: bool = False
+    broker_disconnected: bool = False
+    controller_disconnected: bool = False
 
 
 class Marker(NamedTuple):

@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 
 from fsm import zk_paths as P
 from fsm.events import TimerKind
+from fsm.zk_session_states import ZkClientState
 from fsm.znodes import ControllerEpochZnode
 from model_check.world import actions as A
 from model_check.world import executor as X
@@ -54,6 +55,8 @@ from model_check.world.fingerprint import Shared
 from model_check.world.state import Marker, PendingWrite, Proc
 from model_check.world.zookeeper import Notification, ZooKeeper, snapshot_has
 from model_check.world.zookeeper import shared as zk_shared
+
+_CONNECTING = ZkClientState.CONNECTING.value
 
 PERIODIC_TIMERS = frozenset({TimerKind.AUTO_REBALANCE.value})
 """Timers that re-arm forever: they do not keep a world from being quiescent."""
@@ -496,14 +499,24 @@ class World:
     def enabled_actions(self) -> list[A.Action]:
         out: list[A.Action] = []
         ids = _ids(self.config)
+        procs = self.procs
         for b in ids:
             if b in self.writes:
                 out.append(A.Action(A.COMMIT, b))
+                p = procs[b]
+                if p.controller_disconnected and self.writes[b].session == p.controller_session:
+                    out.append(A.Action(A.COMMIT, b, A.APPLIED))
         for b in ids:
-            if self.queues[b] and b not in self.writes and self.procs[b].up:
+            if not (self.queues[b] and b not in self.writes and procs[b].up):
+                continue
+            # the head, unless the connection is lost or the controller paused (some events
+            # are held then: ``executor.next_index``)
+            if (not procs[b].controller_disconnected
+                    and self.controller_snapshot(b)[5] != _CONNECTING) \
+                    or X.next_index(self, b) is not None:
                 out.append(A.Action(A.PROCESS, b))
         for b in ids:
-            cs = self.procs[b].controller_session
+            cs = procs[b].controller_session
             n = self._next_notification(cs) if cs else None
             if n is not None:
                 out.append(A.Action(A.NOTIFY, b, n.path))
@@ -511,8 +524,14 @@ class World:
             if self.procs[key.dst].up:
                 out.append(A.Action(A.DELIVER, key.src, key))
         for b in ids:
-            if self.procs[b].session_lost:
+            if procs[b].session_lost:
                 out.append(A.Action(A.SESSION_LOST, b))
+        for b in ids:
+            p = procs[b]
+            if p.controller_disconnected:
+                out.append(A.Action(A.RECONNECT, b, A.CONTROLLER_SESSION))
+            if p.broker_disconnected:
+                out.append(A.Action(A.RECONNECT, b, A.BROKER_SESSION))
         for b in ids:
             if not self.procs[b].started:
                 out.append(A.Action(A.START, b))
@@ -534,18 +553,34 @@ class World:
         if self.left(A.RESTART) > 0:
             out += [A.Action(A.RESTART, b) for b in ids
                     if self.procs[b].started and not self.procs[b].up]
-        if self.left(A.EXPIRE_BROKER) > 0:
-            out += [A.Action(A.EXPIRE_BROKER, b) for b in ids
-                    if self.procs[b].up and not self.procs[b].session_lost
-                    and self._alive(self.procs[b].broker_session)
-                    and self._registered(self.procs[b].broker_session, b)]
-        if self.left(A.EXPIRE_CONTROLLER) > 0:
-            out += [A.Action(A.EXPIRE_CONTROLLER, b) for b in ids
-                    if self.procs[b].up
-                    and (b in self.writes or controller_facts(self, b).active)]
+        procs = self.procs
+        # a lost connection's session may always expire (the other answer to that fault)
+        expire = self.left(A.EXPIRE_BROKER) > 0
+        out += [A.Action(A.EXPIRE_BROKER, b) for b in ids
+                if procs[b].broker_disconnected or (
+                    expire and procs[b].up and not procs[b].session_lost
+                    and self._alive(procs[b].broker_session)
+                    and self._registered(procs[b].broker_session, b))]
+        expire = self.left(A.EXPIRE_CONTROLLER) > 0
+        out += [A.Action(A.EXPIRE_CONTROLLER, b) for b in ids
+                if procs[b].controller_disconnected or (
+                    expire and procs[b].up
+                    and (b in self.writes or controller_facts(self, b).active))]
         if self.left(A.DROP) > 0:
             pairs = sorted({tuple(sorted((k.src, k.dst))) for k in self.channel_keys()})
             out += [A.Action(A.DROP, a, b) for a, b in pairs]
+        if self.left(A.ZK_DISCONNECT) > 0:
+            for b in ids:
+                p = procs[b]
+                if not p.up:
+                    continue
+                if not p.controller_disconnected \
+                        and (b in self.writes or controller_facts(self, b).active):
+                    out.append(A.Action(A.ZK_DISCONNECT, b, A.CONTROLLER_SESSION))
+                if not p.broker_disconnected and not p.session_lost \
+                        and self._alive(p.broker_session) \
+                        and self._registered(p.broker_session, b):
+                    out.append(A.Action(A.ZK_DISCONNECT, b, A.BROKER_SESSION))
         return out
 
     describing = True
@@ -557,23 +592,35 @@ class World:
         decided writes, the commits, the requests sent and the responses, and the costly
         details of the rest: the world reached is the same."""
         self.describing = describe
-        handler = X.HANDLERS[action.kind]
-        if action.kind in A.FAULTS:
-            self.spend(action.kind)
+        kind = action.kind
+        handler = X.HANDLERS[kind]
+        if kind in A.FAULTS and not self._expires_lost_connection(action):
+            self.spend(kind)
         return handler(self, action)
+
+    def _expires_lost_connection(self, action: A.Action) -> bool:
+        """An expiry of a session whose connection is lost: the ensemble's other answer to
+        that ``ZK_DISCONNECT`` (which spent the budget), not a fault of its own."""
+        kind = action.kind
+        if kind == A.EXPIRE_CONTROLLER:
+            return self.procs[action.broker].controller_disconnected
+        if kind == A.EXPIRE_BROKER:
+            return self.procs[action.broker].broker_disconnected
+        return False
 
     # ------------------------------------------------------------ queries
 
     def is_quiescent(self) -> bool:
         """Nothing left that matters: no message, notification, queued event, pending write,
-        unnoticed session expiry or non-periodic timer."""
+        unnoticed session expiry, lost ZooKeeper connection or non-periodic timer."""
         if self._pending() or self.writes:
             return False
         if any(self.procs[k.dst].up for k in self.channel_keys()):
             return False
         if any(self.queues[b] for b in _ids(self.config) if self.procs[b].up):
             return False
-        if any(p.session_lost for p in self.procs.values()):
+        if any(p.session_lost or p.controller_disconnected or p.broker_disconnected
+               for p in self.procs.values()):
             return False
         return not any(self.timer_matters(t) for t in self.timers)
 

@@ -350,6 +350,20 @@ class ZooKeeper:
         self.child_watches = {w for w in self.child_watches if w[0] != session or w[1] in keep}
         self.pending = [n for n in self.pending if n.session != session or n.path in keep]
 
+    def connection_lost(self, session: int) -> tuple[str, ...]:
+        """The client of ``session`` lost its connection (the session lives on): it forgets
+        its watchers and calls each with a NONE event, as kazoo does on SUSPENDED
+        (``KazooClient._reset_watchers``), so nothing more is notified to it until it reads
+        (and watches) again. Returns the paths of those watchers: its undelivered
+        notifications first (their watchers are still registered on the client's side), in
+        order, then its child watches and its data watches, each sorted by path."""
+        pend = [n.path for n in self.pending if n.session == session]
+        child = sorted(p for s, p in self.child_watches if s == session)
+        data = sorted(p for s, p in self.data_watches if s == session)
+        if pend or child or data:
+            self.drop_watches(session)
+        return (*pend, *child, *data)
+
     def _fire(self, watches: set[tuple[int, str]], path: str, kind: str) -> None:
         hit = sorted(w for w in watches if w[1] == path)
         for w in hit:

@@ -12,6 +12,8 @@ a blank line. Lines starting with ``#`` between blocks are comments. Commands:
     create-topic T P:R,R,R ...   delete-topic T   add-partitions T P:R,R ...
     reassign T-P:R,R,R ...   preferred-election T-P ...   shutdown B
     crash B | restart B | expire broker B | expire controller [B] | drop A B
+    disconnect controller|broker B   the ZooKeeper connection of that session of B is lost
+    reconnect controller|broker B    ... and re-established (the same session)
     isr B T-P R,R            broker B (a leader) wants ISR R,R for T-P
     expect <query> = <value> fails the test (also under --rewrite) when it does not hold
     expect safe              the safety checks of ``safety`` hold now
@@ -22,7 +24,9 @@ a blank line. Lines starting with ``#`` between blocks are comments. Commands:
 Queries: ``leader T-P``, ``isr T-P``, ``leader-epoch T-P``, ``controller``, ``epoch``,
 ``state B``, ``broker-epoch B``, ``topics``, ``quiescent``, ``replica B T-P`` (role),
 ``believes-leader B T-P``, ``zk PATH`` (exists), ``cs-answered B``, ``committers T-P`` (the
-brokers that can commit now, ``invariants.partitions.committers``; "none").
+brokers that can commit now, ``invariants.partitions.committers``; "none"), ``session B``
+(controller B's ZooKeeper client state), ``paused B``, ``session-moves B`` (the session moves
+controller B logged since the last such query: ``A->B,...``).
 """
 
 from __future__ import annotations
@@ -202,6 +206,12 @@ class Interpreter:
     def cmd_drop(self, args: list[str]) -> None:
         self.do(A.Action(A.DROP, int(args[0]), int(args[1])))
 
+    def cmd_disconnect(self, args: list[str]) -> None:
+        self.do(A.Action(A.ZK_DISCONNECT, int(args[1]), args[0]))
+
+    def cmd_reconnect(self, args: list[str]) -> None:
+        self.do(A.Action(A.RECONNECT, int(args[1]), args[0]))
+
     def cmd_isr(self, args: list[str]) -> None:
         self.do(A.Action(A.ISR_CHANGE, int(args[0]), (tp_of(args[1]), ints(args[2]))))
 
@@ -257,6 +267,14 @@ class Interpreter:
                             if w.controllers[b].is_active) or "none"
         if name == "committers":
             return ",".join(map(str, committers(global_view(w), tp_of(q[1])))) or "none"
+        if name == "session":
+            return w.controllers[int(q[1])].session_state.value
+        if name == "paused":
+            return str(w.controllers[int(q[1])].paused).lower()
+        if name == "session-moves":
+            log = w.controllers[int(q[1])].drain_state_change_log()
+            return ",".join(f"{r.source.value}->{r.target.value}" for r in log
+                            if r.kind == "session") or "none"
         if name == "metadata-leader":
             cache = dict(w.brokers[int(q[1])].metadata_cache.partitions)
             mp = cache.get(tp_of(q[2]))
