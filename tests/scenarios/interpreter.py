@@ -207,7 +207,9 @@ class Interpreter:
         self.do(A.Action(A.DROP, int(args[0]), int(args[1])))
 
     def cmd_disconnect(self, args: list[str]) -> None:
-        self.do(A.Action(A.ZK_DISCONNECT, int(args[1]), args[0]))
+        action = A.Action(A.ZK_DISCONNECT, int(args[1]), args[0])
+        assert action in self.w.enabled_actions(), f"`{action.describe()}` is not enabled"
+        self.do(action)
 
     def cmd_reconnect(self, args: list[str]) -> None:
         self.do(A.Action(A.RECONNECT, int(args[1]), args[0]))
