@@ -41,7 +41,8 @@ class TimerKind(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Startup:
-    """The candidate starts (its session is CONNECTED): read /controller and try to elect."""
+    """The candidate starts with a new ZooKeeper client, already connected: the core records
+    NOT_CONNECTED -> CONNECTING -> CONNECTED; the adapter then reads /controller."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +148,8 @@ class BrokerResponseReceived:
 
 @dataclass(frozen=True, slots=True)
 class SessionStateChange:
-    """The controller's own ZooKeeper session moved (kazoo states mapped onto the table)."""
+    """The controller's own ZooKeeper session moved (kazoo states mapped onto the table:
+    SUSPENDED -> CONNECTING, CONNECTED again -> CONNECTED, LOST -> CLOSED)."""
 
     state: ZkClientState
 

@@ -16,8 +16,11 @@ NOT_CONNECTED -> CONNECTING; CONNECTING -> CONNECTED, CLOSED;
 CONNECTED -> CONNECTING, CLOSED.
 
 A new session after CLOSED is a new client: it starts again at NOT_CONNECTED.
-kazoo's states map onto this table in the ZooKeeper adapter
-(SUSPENDED -> CONNECTING, LOST -> CLOSED, CONNECTED -> CONNECTED).
+kazoo's states map onto this table in the runtime (``adapters.runtime.service``:
+SUSPENDED -> CONNECTING, LOST -> CLOSED, CONNECTED again -> CONNECTED); the first
+connection is recorded by ``Startup`` (NOT_CONNECTED -> CONNECTING -> CONNECTED). The
+controller moves its session only through this table (``fsm.controller.election``) and logs
+every move as a ``StateChange`` of kind ``"session"``.
 """
 
 from __future__ import annotations
