@@ -37,6 +37,7 @@ broker_restart = 1
 controller_session_expiry = 1
 broker_session_expiry = 1
 isr_changes = 2
+zookeeper_disconnects = 2
 [[admin]]
 op = "delete-topic"
 topic = "t"
