@@ -17,6 +17,7 @@ DELIVER = "deliver"  # deliver the next message of channel ``arg``
 SESSION_LOST = "session-lost"  # broker ``broker`` learns its session expired (after a pause)
 RECONNECT = "zk-reconnect"  # ``arg`` = CONTROLLER_SESSION|BROKER_SESSION of ``broker``
 # reconnects its (still alive) session after ZK_DISCONNECT
+BROKER_IO = "broker-io"  # broker ``broker`` does its deferred ZooKeeper read or registration
 START = "start"  # first start of a broker process
 TIMER = "timer"  # fire timer ``arg`` = (role, kind) of ``broker``
 # faults (budgeted)
@@ -31,9 +32,10 @@ ZK_DISCONNECT = "zk-disconnect"  # the ZooKeeper connection of session ``arg`` o
 ISR_CHANGE = "isr-change"  # leader ``broker`` wants ``arg`` = (tp, isr)
 ADMIN = "admin"  # admin op number ``arg`` of the config
 
-ORDER = (COMMIT, PROCESS, NOTIFY, DELIVER, SESSION_LOST, RECONNECT, START, TIMER, ISR_CHANGE,
-         ADMIN, CRASH, RESTART, EXPIRE_BROKER, EXPIRE_CONTROLLER, DROP, ZK_DISCONNECT)
-PROGRESS = frozenset({COMMIT, PROCESS, NOTIFY, DELIVER, SESSION_LOST, RECONNECT})
+ORDER = (COMMIT, PROCESS, NOTIFY, DELIVER, SESSION_LOST, RECONNECT, BROKER_IO, START, TIMER,
+         ISR_CHANGE, ADMIN, CRASH, RESTART, EXPIRE_BROKER, EXPIRE_CONTROLLER, DROP,
+         ZK_DISCONNECT)
+PROGRESS = frozenset({COMMIT, PROCESS, NOTIFY, DELIVER, SESSION_LOST, RECONNECT, BROKER_IO})
 FAULTS = frozenset({CRASH, RESTART, EXPIRE_BROKER, EXPIRE_CONTROLLER, DROP, ISR_CHANGE,
                     ZK_DISCONNECT})
 """The budgeted faults (``World.apply`` spends their budget; an expiry of a session whose

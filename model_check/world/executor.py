@@ -411,6 +411,8 @@ def do_zk_disconnect(w: World, a: A.Action) -> list[str]:
     proc = w.procs[b]
     if a.arg == A.BROKER_SESSION:
         w.procs[b] = proc._replace(broker_disconnected=True)
+        if not proc.up:
+            return [f"b{b} cannot reach ZooKeeper (down: its next start waits to connect)"]
         return [f"b{b} ZooKeeper connection LOST (session alive; the broker core is not "
                 f"told): its writes fail with ConnectionLoss"]
     w.procs[b] = proc._replace(controller_disconnected=True)
@@ -512,11 +514,17 @@ def _broker_effect(w: World, b: int, eff: object, lines: list[str], reply_to: in
             # the correlation is the request's broker epoch: it comes back with the answer
             w.ch_send(ChannelKey(SHUTDOWN, b, c), (eff.request.broker_epoch, eff.request))
             lines.append(f"b{b} send ControlledShutdown(be={eff.request.broker_epoch}) -> c{c}")
-    elif isinstance(eff, Register):
-        assert not w.procs[b].broker_disconnected, "a registration on a lost connection"
-        return _register(w, b, lines)
-    elif isinstance(eff, LoadBrokerMetadata):
-        assert not w.procs[b].broker_disconnected, "a metadata read on a lost connection"
+    elif isinstance(eff, Register | LoadBrokerMetadata):
+        proc = w.procs[b]
+        if proc.broker_disconnected or proc.broker_io:  # done later, by a broker-io step
+            io = "register" if isinstance(eff, Register) else "load"
+            w.procs[b] = proc._replace(broker_io=io)
+            lines.append(f"b{b} {io} deferred: " + ("ZooKeeper connection lost"
+                                                     if proc.broker_disconnected
+                                                     else "one ZooKeeper call per step"))
+            return None
+        if isinstance(eff, Register):
+            return _register(w, b, lines)
         return w.zk_read(R.broker_metadata)
     elif isinstance(eff, StartTimer):
         w.timers.add((b, "b", eff.kind.value))
@@ -590,12 +598,42 @@ def do_deliver(w: World, a: A.Action) -> list[str]:
 
 
 def do_start(w: World, a: A.Action) -> list[str]:
+    """A process starts; if its broker cannot reach ZooKeeper (``zk-disconnect`` while it
+    was down), its broker session opens once it reconnects and its metadata read waits."""
     b = a.broker
-    w.procs[b] = S.Proc(up=True, started=True, broker_session=w.zk_call("open_session"),
-                        controller_session=w.zk_call("open_session"))
+    cut = w.procs[b].broker_disconnected
+    w.procs[b] = S.Proc(up=True, started=True,
+                        broker_session=0 if cut else w.zk_call("open_session"),
+                        controller_session=w.zk_call("open_session"),
+                        broker_disconnected=cut)
     w.reset_controller(b)
     w.queues[b] = (Startup(),)
-    return [f"b{b} process starts", *handle_broker(w, b, BrokerStarted())]
+    return [f"b{b} process starts" + (" (ZooKeeper unreachable)" if cut else ""),
+            *handle_broker(w, b, BrokerStarted())]
+
+
+_BUSY = "-"
+"""``Proc.broker_io`` while a ``broker-io`` step runs: a read or registration the step's
+event leads to is deferred again (one ZooKeeper call per step)."""
+
+
+def do_broker_io(w: World, a: A.Action) -> list[str]:
+    """The broker's deferred read or registration, now that its connection is back."""
+    b = a.broker
+    proc = w.procs[b]
+    io = proc.broker_io
+    w.procs[b] = proc._replace(broker_io=_BUSY)
+    lines: list[str] = []
+    if io == "register":
+        event = _register(w, b, lines)
+    else:
+        event = w.zk_read(R.broker_metadata)
+        lines.append(f"b{b} read the cluster metadata")
+    if event is not None:
+        lines += handle_broker(w, b, event)
+    if w.procs[b].broker_io == _BUSY:
+        w.procs[b] = w.procs[b]._replace(broker_io="")
+    return lines
 
 
 def do_crash(w: World, a: A.Action) -> list[str]:
@@ -771,6 +809,7 @@ HANDLERS = {
     A.EXPIRE_CONTROLLER: do_expire_controller,
     A.DROP: do_drop,
     A.ZK_DISCONNECT: do_zk_disconnect,
+    A.BROKER_IO: do_broker_io,
     A.RECONNECT: do_reconnect,
     A.ISR_CHANGE: do_isr_change,
     A.ADMIN: do_admin,

@@ -12,8 +12,11 @@ class Proc(NamedTuple):
     """A broker process: whether it runs, its two ZooKeeper sessions (0 = none), whether
     its broker session expired without the broker core knowing yet (a GC pause), whether
     it stopped because its controlled shutdown was answered "done" (until it starts again),
-    and whether the ZooKeeper connection of its broker / controller session is lost (the
-    session lives on in the ensemble until it reconnects or expires)."""
+    whether the ZooKeeper connection of its broker / controller session is lost (the
+    session lives on in the ensemble until it reconnects or expires), and the broker's
+    deferred ZooKeeper I/O (``broker_io``: "load" or "register", done by a ``broker-io``
+    step once connected -- the live broker retries a read or registration that failed on a
+    lost connection, and meanwhile handles other events: a SIGTERM, a kill)."""
 
     up: bool = False
     started: bool = False
@@ -23,6 +26,7 @@ class Proc(NamedTuple):
     shut_down: bool = False
     broker_disconnected: bool = False
     controller_disconnected: bool = False
+    broker_io: str = ""
 
 
 class Marker(NamedTuple):

@@ -532,6 +532,8 @@ class World:
                 out.append(A.Action(A.RECONNECT, b, A.CONTROLLER_SESSION))
             if p.broker_disconnected:
                 out.append(A.Action(A.RECONNECT, b, A.BROKER_SESSION))
+            elif p.broker_io and p.up:
+                out.append(A.Action(A.BROKER_IO, b))
         for b in ids:
             if not self.procs[b].started:
                 out.append(A.Action(A.START, b))
@@ -573,6 +575,9 @@ class World:
             for b in ids:
                 p = procs[b]
                 if not p.up:
+                    if p.started and not p.broker_disconnected:
+                        # its network to ZooKeeper is cut: its next start cannot connect
+                        out.append(A.Action(A.ZK_DISCONNECT, b, A.BROKER_SESSION))
                     continue
                 if not p.controller_disconnected \
                         and (b in self.writes or controller_facts(self, b).active):

@@ -37,6 +37,8 @@ PLAN: dict[str, tuple] = {
     "unclean": ("bfs", None),
     "unclean-paused": ("walk", 20_000),
     "bad-version-twice": ("bfs", 11),  # its walks seldom meet the two failed writes
+    "broker-lifecycle": ("bfs", 7),
+    "unclean-offline": ("walk", 20_000),
     # depth 9 takes every move of the zookeeper-session table (0.3 s); the scenario's own
     # depth 15 takes ~15 s (`kcontrol check zookeeper-disconnect`)
     "zookeeper-disconnect": ("bfs", 9),
