@@ -33,12 +33,19 @@ progress step: CONNECTED, the same session) or the ensemble may *expire* it; tha
 free of the ``*_session_expiry`` budgets, being the other outcome of the same fault. While
 disconnected (``model_check.world.executor``): the controller pauses once it handled
 CONNECTING, kazoo calls every watcher (every watched path is read again after CONNECTED),
-a write is reported fenced (applied or not), a broker's writes fail with ConnectionLoss.
+a write is reported fenced (applied or not), a broker's writes fail with ConnectionLoss. A
+broker that is down may lose its way to ZooKeeper too: it then starts in STARTING and reads
+and registers (``broker-io`` steps) once reconnected.
 
     [[admin]]               # admin actions the search may perform, each at most once
     op = "reassign"
     partition = "t-0"
     replicas = [2, 3]
+
+Admin ops: ``create-topic``, ``delete-topic``, ``add-partitions``, ``reassign``,
+``preferred-election``, ``controlled-shutdown`` (SIGTERM: a controlled shutdown) and ``stop``
+(a second SIGTERM: the broker stops at once, without one); ``docs/model-checking.md`` says
+what each fault means and what the world leaves out.
 
 Unknown keys are errors naming the key and the file (``ScenarioError``): a typo must not
 silently check a smaller world. Loading is pure: the same file gives the same ``Scenario``.

@@ -11,6 +11,7 @@ a blank line. Lines starting with ``#`` between blocks are comments. Commands:
     enabled                  list the enabled progress and timer actions
     create-topic T P:R,R,R ...   delete-topic T   add-partitions T P:R,R ...
     reassign T-P:R,R,R ...   preferred-election T-P ...   shutdown B
+    shutdown B | stop B      SIGTERM (controlled shutdown) | a second SIGTERM (stop at once)
     crash B | restart B | expire broker B | expire controller [B] | drop A B
     disconnect controller|broker B   the ZooKeeper connection of that session of B is lost
     reconnect controller|broker B    ... and re-established (the same session)
@@ -179,11 +180,18 @@ class Interpreter:
         self._admin(PreferredElection(tuple(sorted(tp_of(a) for a in args))))
 
     def cmd_shutdown(self, args: list[str]) -> None:
+        self._sigterm(int(args[0]), True)
+
+    def cmd_stop(self, args: list[str]) -> None:
+        """``stop B``: a second SIGTERM -- the broker stops at once, no controlled shutdown."""
+        self._sigterm(int(args[0]), False)
+
+    def _sigterm(self, b: int, controlled: bool) -> None:
         assert self.runner is not None
-        b = int(args[0])
         self.runner.step += 1
-        lines = X.handle_broker(self.w, b, X.ShutdownRequested())
-        self.emit(f"{self.runner.step:>4} admin shutdown {b} (SIGTERM)")
+        lines = X.handle_broker(self.w, b, X.ShutdownRequested(controlled))
+        self.emit(f"{self.runner.step:>4} admin {'shutdown' if controlled else 'stop'} {b} "
+                  f"({'SIGTERM' if controlled else 'SIGTERM again'})")
         for line in lines:
             self.emit(" " * 5 + line)
 

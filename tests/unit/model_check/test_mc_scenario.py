@@ -86,3 +86,14 @@ def test_mutant_and_symmetric_scenarios_load() -> None:
         sc = load(name)
         assert sc.description and sc.depth > 0
     assert load("symmetric").symmetry is True
+
+
+def test_stop_is_a_sigterm_without_controlled_shutdown() -> None:
+    from model_check.world.config import ControlledShutdownOf
+
+    sc = loads('brokers = 2\ndepth = 3\n[[admin]]\nop = "stop"\nbroker = 2\n'
+               '[[admin]]\nop = "controlled-shutdown"\nbroker = 1\n')
+    assert sc.admin == (ControlledShutdownOf(2, controlled=False), ControlledShutdownOf(1))
+    assert [op.describe() for op in sc.admin] == ["stop 2", "shutdown 1"]
+    with pytest.raises(ScenarioError, match="controlled-shutdown, stop"):
+        loads('brokers = 2\ndepth = 3\n[[admin]]\nop = "halt"\nbroker = 2\n')
