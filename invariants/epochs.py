@@ -29,7 +29,8 @@ def _same_states(before: GlobalView, after: GlobalView) -> Iterator[tuple]:
 
 
 def _replica_changes(before: GlobalView, after: GlobalView) -> Iterator[tuple]:
-    """``(old replica view, new replica view)`` of the replicas a running broker changed."""
+    """``(broker id, tp, old replica view, new replica view)`` of the replicas a broker that
+    stayed up changed (a restart starts afresh: its memory is not compared)."""
     for b in after.brokers or ():
         ob = before.broker(b.broker_id)
         if ob is None or ob is b or not (ob.up and b.up):
@@ -37,7 +38,7 @@ def _replica_changes(before: GlobalView, after: GlobalView) -> Iterator[tuple]:
         for tp, r in b.replicas:
             old = ob.replica(tp)
             if old is not None and old != r:
-                yield old, r
+                yield b.broker_id, tp, old, r
 
 
 def controller_epoch_moved(before: GlobalView, after: GlobalView) -> bool:
@@ -58,13 +59,13 @@ def leader_epoch_moved(before: GlobalView, after: GlobalView) -> bool:
     """The step changed a leader epoch: of a partition state, or of a running broker's
     replica."""
     return any(o.leader_epoch != n.leader_epoch for _, o, n in _same_states(before, after)) \
-        or any(o.leader_epoch != n.leader_epoch for o, n in _replica_changes(before, after))
+        or any(o.leader_epoch != n.leader_epoch for *_, o, n in _replica_changes(before, after))
 
 
 def leader_changed(before: GlobalView, after: GlobalView) -> bool:
     """The step changed a leader: in a partition state, or in a running broker's replica."""
     return any(o.leader != n.leader for _, o, n in _same_states(before, after)) \
-        or any(o.leader != n.leader for o, n in _replica_changes(before, after))
+        or any(o.leader != n.leader for *_, o, n in _replica_changes(before, after))
 
 
 def partition_state_decided(before: GlobalView, after: GlobalView) -> bool:
@@ -135,22 +136,14 @@ def leader_epoch_never_decreases(before: GlobalView, after: GlobalView) -> Itera
     let an old leadership be taken for a new one. A recreated topic (new state znode) and a
     restarted broker start afresh.
     """
-    zb, za = before.zk, after.zk
-    if zb is not None and za is not None and zb is not za:
-        for tp, st in za.partitions:
-            old = zb.states.get(tp)
-            if old is not None and old.czxid == st.czxid and st.leader_epoch < old.leader_epoch:
-                yield (f"{_tp(tp)}: leader epoch in ZooKeeper went from {old.leader_epoch} "
-                       f"to {st.leader_epoch}")
-    for b in after.brokers or ():
-        ob = before.broker(b.broker_id)
-        if ob is None or ob is b or not (ob.up and b.up):
-            continue
-        for tp, r in b.replicas:
-            old_r = ob.replica(tp)
-            if old_r is not None and r.leader_epoch < old_r.leader_epoch:
-                yield (f"{_tp(tp)}: broker {b.broker_id}'s leader epoch went from "
-                       f"{old_r.leader_epoch} to {r.leader_epoch}")
+    for tp, old, st in _same_states(before, after):
+        if st.leader_epoch < old.leader_epoch:
+            yield (f"{_tp(tp)}: leader epoch in ZooKeeper went from {old.leader_epoch} "
+                   f"to {st.leader_epoch}")
+    for b, tp, old_r, r in _replica_changes(before, after):
+        if r.leader_epoch < old_r.leader_epoch:
+            yield (f"{_tp(tp)}: broker {b}'s leader epoch went from "
+                   f"{old_r.leader_epoch} to {r.leader_epoch}")
 
 
 @invariant(TRANSITION, "seed 001 (a new leader gets a new leader epoch); KIP-101",
@@ -165,25 +158,14 @@ def leader_change_bumps_leader_epoch(before: GlobalView, after: GlobalView) -> I
     replaces") needs two leaderships never to share one. ISR changes may keep the epoch;
     a new leader -- or going leaderless (-1) -- may not.
     """
-    zb, za = before.zk, after.zk
-    if zb is not None and za is not None and zb is not za:
-        for tp, st in za.partitions:
-            old = zb.states.get(tp)
-            if old is not None and old.czxid == st.czxid and st.leader != old.leader \
-                    and st.leader_epoch <= old.leader_epoch:
-                yield (f"{_tp(tp)}: leader in ZooKeeper went from {old.leader} to {st.leader} "
-                       f"at leader epoch {old.leader_epoch} -> {st.leader_epoch}")
-    for b in after.brokers or ():
-        ob = before.broker(b.broker_id)
-        if ob is None or ob is b or not (ob.up and b.up):
-            continue
-        for tp, r in b.replicas:
-            old_r = ob.replica(tp)
-            if old_r is not None and r.leader != old_r.leader \
-                    and r.leader_epoch <= old_r.leader_epoch:
-                yield (f"{_tp(tp)}: broker {b.broker_id} switched from leader {old_r.leader} "
-                       f"to {r.leader} at leader epoch {old_r.leader_epoch} -> "
-                       f"{r.leader_epoch}")
+    for tp, old, st in _same_states(before, after):
+        if st.leader != old.leader and st.leader_epoch <= old.leader_epoch:
+            yield (f"{_tp(tp)}: leader in ZooKeeper went from {old.leader} to {st.leader} "
+                   f"at leader epoch {old.leader_epoch} -> {st.leader_epoch}")
+    for b, tp, old_r, r in _replica_changes(before, after):
+        if r.leader != old_r.leader and r.leader_epoch <= old_r.leader_epoch:
+            yield (f"{_tp(tp)}: broker {b} switched from leader {old_r.leader} "
+                   f"to {r.leader} at leader epoch {old_r.leader_epoch} -> {r.leader_epoch}")
 
 
 @invariant(TRANSITION, "KAFKA-6082 (zombie controller writes); seed 000 'controller epoch'",
