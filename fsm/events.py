@@ -96,9 +96,10 @@ class TopicDeletionRequest:
 
 @dataclass(frozen=True, slots=True)
 class ReassignmentRequest:
-    """Data of ``/admin/reassign_partitions``. ``present=False``: the znode is absent (deleted,
-    never written, or unreadable), so ``targets`` is empty and there is nothing to act on --
-    not even a znode to clean up; a present znode with no entries is ``present=True`` and empty."""
+    """Data of ``/admin/reassign_partitions`` (sorted). The reader (``fsm.reads``) hands none
+    while the znode is absent or unreadable; ``present=False`` says the same if an adapter hands
+    one anyway: nothing to act on -- not even a znode to clean up. A present znode with no
+    entries is ``present=True`` and empty."""
 
     targets: tuple[tuple[TopicPartition, tuple[int, ...]], ...]
     present: bool = True
@@ -106,9 +107,10 @@ class ReassignmentRequest:
 
 @dataclass(frozen=True, slots=True)
 class PreferredElectionRequest:
-    """Data of ``/admin/preferred_replica_election``. ``present=False``: the znode is absent
-    (deleted, never written, or unreadable): nothing to elect and no znode to delete, as Kafka's
-    handler acts only when the znode exists; a present, empty znode is ``present=True``."""
+    """Data of ``/admin/preferred_replica_election``. The reader (``fsm.reads``) hands none while
+    the znode is absent or unreadable, as Kafka's handler acts only when the znode exists;
+    ``present=False`` says the same if an adapter hands one anyway: nothing to elect and no
+    znode to delete. A present, empty znode is ``present=True``."""
 
     partitions: frozenset[TopicPartition]
     present: bool = True

@@ -23,21 +23,15 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
 
 from fsm.events import SessionStateChange
+from fsm.reads.markers import Marker
+
+__all__ = ["CLOSED", "DEFAULT_CAPACITY", "EventQueue", "Marker"]
 
 log = logging.getLogger("kcontrol.controller.queue")
 
 DEFAULT_CAPACITY = 10_000
-
-
-class Marker(NamedTuple):
-    kind: str
-    arg: str = ""
-
-    def describe(self) -> str:
-        return f"{self.kind}({self.arg})" if self.arg else self.kind
 
 
 class _Closed:

@@ -84,8 +84,8 @@ from adapters.runtime.event_queue import CLOSED, DEFAULT_CAPACITY, EventQueue, M
 from adapters.runtime.metrics import IDLE, ControllerMetrics, controller_state_of
 from adapters.runtime.timers import Timers
 from adapters.zookeeper import codecs
-from adapters.zookeeper import reads as R
 from adapters.zookeeper.connect import ZkAuth, make_client
+from adapters.zookeeper.reads import ZkReader
 from adapters.zookeeper.writer import ZkWriter
 from fsm import zk_paths as P
 from fsm.controller import Controller
@@ -108,6 +108,18 @@ from fsm.events import (
     Startup,
     WriteResult,
 )
+from fsm.reads.markers import (
+    CHANGED,
+    CHILDREN,
+    CONTROLLER,
+    CONTROLLER_ONLY,
+    CREATED,
+    DELETED,
+    LOAD,
+    MARKERS,
+    queues,
+)
+from fsm.values import ClusterSnapshot
 from fsm.zk_session_states import ZkClientState
 from fsm.znodes import ControllerEpochZnode
 
@@ -115,8 +127,9 @@ log = logging.getLogger("kcontrol.controller")
 state_log = logging.getLogger("kcontrol.state.change")
 
 DEFAULT_SESSION_TIMEOUT_MS = 6000
-CONTROLLER_ONLY = frozenset({R.BROKERS, R.TOPICS, R.TOPIC, R.DELETE_TOPICS, R.REASSIGN,
-                             R.PREFERRED, R.ISR_CHANGE, R.LOAD})
+_NOTIFICATIONS = {EventType.CREATED: CREATED, EventType.DELETED: DELETED,
+                  EventType.CHANGED: CHANGED, EventType.CHILD: CHILDREN}
+"""kazoo's notification types by ZooKeeper's names (``fsm.reads.markers``)."""
 _RETRYABLE = (ConnectionLoss, ConnectionClosedError, OperationTimeoutError, KazooTimeoutError)
 _LOST_REASONS = {
     KeeperState.EXPIRED_SESSION: "ZooKeeper session expired",
@@ -165,7 +178,7 @@ class ControllerService:
         # with zookeeper_auth: digest-authenticated, and every znode it creates (persistent
         # parents, /controller, partition states...) is world-readable, writable by it alone
         self.client = make_client(hosts, auth=zookeeper_auth, timeout=session_timeout_ms / 1000.0)
-        self.reader = R.ZkReader(self.client, timeout=max(session_timeout_ms / 1000.0 * 2, 10.0))
+        self.reader = ZkReader(self.client, timeout=max(session_timeout_ms / 1000.0 * 2, 10.0))
         wopts = {} if max_request_bytes is None else {"max_request_bytes": max_request_bytes}
         self.writer = ZkWriter(self.client, **wopts)
         self.before_write: Callable[[ZkWrite], None] | None = None
@@ -208,7 +221,7 @@ class ControllerService:
                      self.metrics_port)
         self.channels.start(self.submit)
         self.queue.put(Startup())
-        self.queue.put(Marker(R.CONTROLLER))
+        self.queue.put(Marker(CONTROLLER))
         self._thread = threading.Thread(target=self._run, name=f"kcontrol-controller-"
                                         f"{self.broker_id}", daemon=True)
         self._thread.start()
@@ -280,14 +293,14 @@ class ControllerService:
             if self._lost:
                 self._lost = False
                 self.queue.put(Startup())  # a new session: a new client (contract)
-                self.queue.put(Marker(R.CONTROLLER))  # re-read /controller, re-elect
+                self.queue.put(Marker(CONTROLLER))  # re-read /controller, re-elect
             else:
                 self.queue.put(SessionStateChange(ZkClientState.CONNECTED))
 
     def _watch(self, kind: str, arg: str = "") -> Callable[[Any], None] | None:
         """The kazoo watcher for marker ``(kind, arg)`` in the current generation (one callable
         per key, so kazoo's per-path watcher sets do not grow)."""
-        gen = 0 if kind == R.CONTROLLER else self._gen
+        gen = self._gen if kind in CONTROLLER_ONLY else 0
         key = (gen, kind, arg)
         w = self._watchers.get(key)
         if w is None:
@@ -296,9 +309,10 @@ class ControllerService:
             def w(event: Any, _gen: int = gen, _marker: Marker = marker) -> None:
                 if self._stopping or (_gen and _gen != self._gen):
                     return
-                if _marker.kind == R.TOPIC and event is not None \
-                        and event.type == EventType.CHILD:
-                    return
+                if event is not None and event.type != EventType.NONE \
+                        and not queues(_marker.kind, _NOTIFICATIONS.get(event.type, "")):
+                    return  # a notification the table ignores (EventType.NONE: the
+                    # connection was lost -- every watcher is called, everything is re-read)
                 self.queue.put(_marker)
 
             if len(self._watchers) > 100_000:
@@ -347,36 +361,14 @@ class ControllerService:
             self.queue.put_front_many(held)
 
     def _materialize(self, m: Marker) -> object | None:
-        """A marker -> the event it stands for, read now (None: nothing to hand)."""
+        """A marker -> the event it stands for, read now (None: nothing to hand):
+        ``fsm.reads.materialize``, the world's reader too."""
         ctl = self.controller
-        if m.kind != R.CONTROLLER and not ctl.is_active:
-            return None
-        rd = self.reader
+        known = ctl.topic_names() if MARKERS[m.kind].reads_topics else frozenset()
+        t0 = time.monotonic()
         try:
-            if m.kind == R.CONTROLLER:
-                return rd.controller_change(self._watch)
-            if m.kind == R.LOAD:
-                return self._load()
-            if m.kind == R.BROKERS:
-                ev = rd.broker_change(self._watch)
-                self.channels.brokers(ev.live)
-                return ev
-            if m.kind == R.TOPICS:
-                return rd.topic_change(ctl.topic_names(), self._watch)
-            if m.kind == R.TOPIC:
-                if m.arg not in ctl.topic_names():
-                    # a topic the controller skipped (malformed when first read): a fixed
-                    # znode is picked up as a new topic
-                    return rd.topic_change(ctl.topic_names(), self._watch)
-                return rd.partition_modification(m.arg, self._watch)
-            if m.kind == R.DELETE_TOPICS:
-                return rd.deletion_request(self._watch)
-            if m.kind == R.REASSIGN:
-                return rd.reassignment_request(self._watch)
-            if m.kind == R.PREFERRED:
-                return rd.preferred_request(self._watch)
-            if m.kind == R.ISR_CHANGE:
-                return rd.isr_change_notification(self._watch)
+            event = self.reader.materialize(m, active=ctl.is_active, known_topics=known,
+                                            watch=self._watch)
         except _RETRYABLE as exc:
             log.warning("%s reading for %s: %s: held until reconnected", self._log_prefix,
                         m.describe(), type(exc).__name__)
@@ -385,18 +377,19 @@ class ControllerService:
         except SessionExpiredError:
             log.warning("%s reading for %s: session expired", self._log_prefix, m.describe())
             return None
-        raise ValueError(f"unknown marker {m!r}")
+        if isinstance(event, ClusterLoaded):
+            self._loaded(event.snapshot, time.monotonic() - t0)
+        elif isinstance(event, BrokerChange):
+            self.channels.brokers(event.live)
+        return event
 
-    def _load(self) -> ClusterLoaded:
-        t0 = time.monotonic()
-        snap = self.reader.cluster_snapshot(self._watch)
-        self.last_load_s = time.monotonic() - t0
+    def _loaded(self, snap: ClusterSnapshot, seconds: float) -> None:
+        self.last_load_s = seconds
         self.channels.brokers(snap.live_brokers)
         log.info("%s loaded %d brokers, %d topics, %d partition states in %.3f s%s",
                  self._log_prefix, len(snap.live_brokers), len(snap.topics),
                  len(snap.partition_states), self.last_load_s,
                  f" ({len(snap.bad_input)} malformed znodes skipped)" if snap.bad_input else "")
-        return ClusterLoaded(snap)
 
     def _handle(self, event: object) -> None:
         ctl = self.controller
@@ -422,7 +415,7 @@ class ControllerService:
                     # read next (after the write's result, if one is awaited), as a marker: a
                     # read that fails on a lost connection holds it until CONNECTED instead of
                     # losing the load (an active controller that never loads decides nothing)
-                    work.append(Marker(R.LOAD))
+                    work.append(Marker(LOAD))
                 elif isinstance(eff, SendRequest):
                     self.channels.send(eff.broker_id, eff.request)
                 elif isinstance(eff, ReplyControlledShutdown):

@@ -74,7 +74,6 @@ from fsm.events import (
     ControlledShutdown,
     ControlledShutdownAnswered,
     IsrChangeWanted,
-    PartitionModification,
     ReassignmentRequest,
     RequestReceived,
     SessionStateChange,
@@ -84,6 +83,7 @@ from fsm.events import (
     WriteFailure,
     WriteResult,
 )
+from fsm.reads import MARKERS, marker_for, notified, survives_resignation
 from fsm.requests import StopReplicaRequest
 from fsm.values import TopicAssignment
 from fsm.zk_session_states import ZkClientState
@@ -231,8 +231,8 @@ def _controller_effect(w: World, b: int, eff: object, lines: list[str]) -> objec
             # after the write's result; or the read fails: held, read again once CONNECTED
             w.enqueue(b, S.LOAD_MARKER, front=True)
             return None
-        snap = w.zk_read(R.cluster_snapshot, w.procs[b].controller_session)
-        return ClusterLoaded(snap)
+        return w.zk_read(R.materialize, S.LOAD_MARKER, True, _NO_TOPICS,
+                         w.procs[b].controller_session)
     elif isinstance(eff, StartTimer):
         w.timers.add((b, "c", eff.kind.value))
     elif isinstance(eff, CancelTimer):
@@ -281,38 +281,25 @@ def _resigned(w: World, b: int, lines: list[str]) -> None:
 
 def _survives_resignation(item: object) -> bool:
     if isinstance(item, S.Marker):
-        return item.kind == S.CONTROLLER
+        return survives_resignation(item)
     return isinstance(item, SessionStateChange | Startup)
 
 
 def materialize(w: World, b: int, item: object) -> object | None:
-    """A queued item -> the event handed to the controller (None: nothing to hand)."""
+    """A queued item -> the event handed to the controller (None: nothing to hand): a marker
+    is read by ``fsm.reads.materialize`` (the live service's reader) over the world's
+    ZooKeeper."""
     if not isinstance(item, S.Marker):
         return item
-    cs = w.procs[b].controller_session
-    kind = item.kind
-    if kind == S.CONTROLLER:
-        return w.zk_read(R.controller_change, cs)
-    if not controller_facts(w, b).active:
-        return None
-    if kind == S.LOAD:
-        return ClusterLoaded(w.zk_read(R.cluster_snapshot, cs))
-    if kind == S.BROKERS:
-        return w.zk_read(R.broker_change, cs)
-    if kind == S.TOPICS:
-        return w.zk_read(R.topic_change, frozenset(w.controllers[b].topic_names()), cs)  # type: ignore[attr-defined]
-    if kind == S.TOPIC:
-        a = w.zk_read(R.topic_assignment, item.arg, cs)
-        return None if a is None else PartitionModification(item.arg, a)
-    if kind == S.DELETE_TOPICS:
-        return w.zk_read(R.deletion_request, cs)
-    if kind == S.REASSIGN:
-        return w.zk_read(R.reassignment_request, cs)
-    if kind == S.PREFERRED:
-        return w.zk_read(R.preferred_request, cs)
-    if kind == S.ISR_CHANGE:
-        return w.zk_read(R.isr_change_notification, cs)
-    raise ValueError(f"unknown marker {item!r}")
+    row = MARKERS[item.kind]
+    active = not row.controller_only or controller_facts(w, b).active
+    known = _NO_TOPICS
+    if row.reads_topics and active:
+        known = w.controllers[b].topic_names()  # type: ignore[attr-defined]
+    return w.zk_read(R.materialize, item, active, known, w.procs[b].controller_session)
+
+
+_NO_TOPICS: frozenset[str] = frozenset()
 
 
 def do_process(w: World, a: A.Action) -> list[str]:
@@ -418,7 +405,7 @@ def do_zk_disconnect(w: World, a: A.Action) -> list[str]:
     w.procs[b] = proc._replace(controller_disconnected=True)
     w.enqueue(b, _CONNECTING_EVENT)
     paths = w.zk_call("connection_lost", proc.controller_session)
-    markers = [m for m in (S.marker_for(p) for p in paths) if m is not None]
+    markers = [m for m in (marker_for(p) for p in paths) if m is not None]
     for m in markers:
         w.enqueue(b, m)
     fired = ", ".join(m.describe() for m in markers) or "none"
@@ -445,8 +432,8 @@ def do_reconnect(w: World, a: A.Action) -> list[str]:
 def do_notify(w: World, a: A.Action) -> list[str]:
     b = a.broker
     n = w.zk_call("pop_notification", w.procs[b].controller_session)
-    marker = S.marker_for(n.path)
-    if marker is None or (marker.kind == S.TOPIC and n.kind != "NodeDataChanged"):
+    marker = notified(n.path, n.kind)
+    if marker is None:
         return [f"c{b} watch {n.kind} {n.path} (ignored)"]
     w.enqueue(b, marker)
     return [f"c{b} watch {n.kind} {n.path} -> queue {marker.describe()}"]

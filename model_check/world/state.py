@@ -4,8 +4,21 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from fsm import zk_paths as P
 from fsm.effects import ZkWrite
+from fsm.reads.markers import (  # noqa: F401 -- the world's names for the one table's
+    BROKERS,
+    CONTROLLER,
+    CONTROLLER_MARKER,
+    DELETE_TOPICS,
+    ISR_CHANGE,
+    LOAD,
+    LOAD_MARKER,
+    PREFERRED,
+    REASSIGN,
+    TOPIC,
+    TOPICS,
+    Marker,
+)
 
 
 class Proc(NamedTuple):
@@ -29,67 +42,8 @@ class Proc(NamedTuple):
     broker_io: str = ""
 
 
-class Marker(NamedTuple):
-    """A queued controller event whose data the event thread reads when it processes it
-    (as Kafka's ``ControllerEvent``s for watches do): ``kind`` is one of ``MARKERS``."""
-
-    kind: str
-    arg: str = ""
-
-    def describe(self) -> str:
-        return f"{self.kind}({self.arg})" if self.arg else self.kind
-
-
 class PendingWrite(NamedTuple):
     """A controller ``ZkWrite`` decided and not committed yet, with the session it uses."""
 
     write: ZkWrite
     session: int
-
-
-CONTROLLER = "controller"
-BROKERS = "brokers"
-TOPICS = "topics"
-TOPIC = "topic"
-DELETE_TOPICS = "delete-topics"
-REASSIGN = "reassign"
-PREFERRED = "preferred"
-ISR_CHANGE = "isr-change"
-LOAD = "load"
-
-WATCHED_PATHS = {
-    P.CONTROLLER: CONTROLLER,
-    P.BROKER_IDS: BROKERS,
-    P.TOPICS: TOPICS,
-    P.DELETE_TOPICS: DELETE_TOPICS,
-    P.REASSIGN_PARTITIONS: REASSIGN,
-    P.PREFERRED_REPLICA_ELECTION: PREFERRED,
-    P.ISR_CHANGE_NOTIFICATION: ISR_CHANGE,
-}
-
-
-def marker_for(path: str) -> Marker | None:
-    """The marker a notification on ``path`` queues; one object per path (memoised: the
-    codec's encodings of shared objects are memo hits)."""
-    hit = _MARKERS.get(path, False)
-    if hit is False:
-        hit = _marker_for(path)
-        if len(_MARKERS) >= 10_000:
-            _MARKERS.clear()
-        _MARKERS[path] = hit
-    return hit  # type: ignore[return-value]
-
-
-_MARKERS: dict[str, Marker | None] = {}
-LOAD_MARKER = Marker(LOAD)
-CONTROLLER_MARKER = Marker(CONTROLLER)
-
-
-def _marker_for(path: str) -> Marker | None:
-    kind = WATCHED_PATHS.get(path)
-    if kind is not None:
-        return Marker(kind)
-    prefix = P.TOPICS + "/"
-    if path.startswith(prefix) and "/" not in path[len(prefix):]:
-        return Marker(TOPIC, path[len(prefix):])
-    return None

@@ -7,11 +7,12 @@ import pytest
 from kazoo.client import KazooClient
 
 from adapters.zookeeper import codecs
-from adapters.zookeeper.reads import ZkReader
+from adapters.zookeeper.reads import KazooReadPort
 from fsm import zk_paths as P
 from fsm.controller import Controller, ControllerConfig
 from fsm.effects import SendRequest, ZkWrite
 from fsm.events import ClusterLoaded, ControllerChange, WriteResult
+from fsm.reads import cluster_snapshot
 from fsm.replica_states import ReplicaState
 from fsm.values import BrokerInfo, ClusterSnapshot, LeaderAndIsr, PartitionStateZk, TopicAssignment
 from fsm.znodes import IsrChangeZnode
@@ -92,20 +93,24 @@ def test_failover_snapshot_lists_isr_notifications_before_reading_states(
                      makepath=True)
     spath = P.partition_state("t", 0)
     zk_client.create(spath, codecs.encode(spath, LeaderAndIsr(1, 0, (1,), 1)), makepath=True)
-    reader = ZkReader(zk_client, timeout=10.0)
-    real = reader.partition_states
+    port = KazooReadPort(zk_client, timeout=10.0)
+    real = port.get_many
+    wrote = []
 
-    def leader_writes_meanwhile(tps):  # type: ignore[no-untyped-def]
-        got = real(tps)  # the controller's read of the states...
-        # ... then the leader expands its ISR and announces it
-        zk_client.set(spath, codecs.encode(spath, LeaderAndIsr(1, 0, (1, 2), 1)))
-        npath = P.ISR_CHANGE_NOTIFICATION + "/" + P.ISR_CHANGE_PREFIX
-        zk_client.create(npath, codecs.encode(npath + "0000000000",
-                                              IsrChangeZnode((("t", 0),))), sequence=True)
+    def leader_writes_meanwhile(paths, watch=False):  # type: ignore[no-untyped-def]
+        got = real(paths, watch)
+        if list(paths) == [spath]:  # the controller's read of the states...
+            # ... then the leader expands its ISR and announces it
+            zk_client.set(spath, codecs.encode(spath, LeaderAndIsr(1, 0, (1, 2), 1)))
+            npath = P.ISR_CHANGE_NOTIFICATION + "/" + P.ISR_CHANGE_PREFIX
+            zk_client.create(npath, codecs.encode(npath + "0000000000",
+                                                  IsrChangeZnode((("t", 0),))), sequence=True)
+            wrote.append(spath)
         return got
 
-    reader.partition_states = leader_writes_meanwhile  # type: ignore[method-assign]
-    snap = reader.cluster_snapshot()
+    port.get_many = leader_writes_meanwhile  # type: ignore[method-assign]
+    snap = cluster_snapshot(port).value
+    assert wrote, "the leader's write came after the read of the states"
     isr = dict(snap.partition_states)[T0].leader_and_isr.isr
     assert isr == (1,)
     assert snap.isr_change_notifications == (), \

@@ -19,6 +19,7 @@ from adapters.runtime import ControllerService, LoggingChannels
 from adapters.zookeeper import codecs
 from fsm import zk_paths as P
 from fsm.events import WriteResult
+from fsm.reads.markers import LOAD
 from fsm.values import TopicAssignment
 from fsm.zk_session_states import ZkClientState
 
@@ -89,17 +90,17 @@ def test_cluster_load_failing_on_a_lost_connection_is_held(
     decide nothing). The session moves the core logged are the table's."""
     make_broker(1)
     svc = new_service(1)
-    real = svc.reader.cluster_snapshot
+    real = svc.reader.materialize
     failed: list[bool] = []
 
-    def cluster_snapshot(*args, **kw):  # noqa: ANN002, ANN003, ANN202
-        if not failed:
+    def materialize(marker, **kw):  # noqa: ANN001, ANN003, ANN202
+        if marker.kind == LOAD and not failed:  # the cluster load
             failed.append(True)
             drop_connection(svc.client)
             raise ConnectionLoss()
-        return real(*args, **kw)
+        return real(marker, **kw)
 
-    svc.reader.cluster_snapshot = cluster_snapshot  # type: ignore[method-assign]
+    svc.reader.materialize = materialize  # type: ignore[method-assign]
     records: list = []
     drain = svc.controller.drain_state_change_log
 

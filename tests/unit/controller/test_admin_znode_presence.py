@@ -2,8 +2,9 @@
 
 A watch on ``/admin/preferred_replica_election`` or ``/admin/reassign_partitions`` fires when
 the znode is deleted -- by the controller itself, once it has acted on it -- and the re-read
-finds nothing. The event then says ``present=False``; planning a ``DeleteOp`` for it would only
-fail with NoNode. A znode that exists but names nothing is still cleaned up.
+finds nothing: the reader (``fsm.reads``) then hands no event. An event that says
+``present=False`` anyway plans nothing (a ``DeleteOp`` would only fail with NoNode). A znode that
+exists but names nothing is still cleaned up.
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ from __future__ import annotations
 from fsm import zk_paths
 from fsm.effects import DeleteOp, SetDataOp, ZkWrite
 from fsm.events import PreferredElectionRequest, ReassignmentRequest
-from fsm.znodes import ReassignmentZnode
-from model_check.world import reads
+from fsm.reads import Marker, materialize
+from fsm.reads.markers import PREFERRED, REASSIGN
+from fsm.znodes import PreferredElectionZnode, ReassignmentZnode
+from model_check.world.reads import WorldReadPort
 from model_check.world.zookeeper import ZooKeeper
 
 from .harness import active, feed, state, writes
@@ -61,8 +64,16 @@ def test_present_but_empty_reassignment_znode_is_rewritten_from_memory() -> None
     assert ctl.reassignments() == {T0: (2, 3)}
 
 
-def test_world_reads_say_whether_the_admin_znodes_exist() -> None:
+def test_the_reader_hands_no_event_for_an_absent_admin_znode() -> None:
+    """``fsm.reads.materialize`` (live and world): an absent znode is no event at all, as
+    Kafka's handlers react to creation only; a present, empty one is an event (cleaned up)."""
     zk = ZooKeeper()
-    assert reads.preferred_request(zk, None) == PreferredElectionRequest(frozenset(),
-                                                                         present=False)
-    assert reads.reassignment_request(zk, None) == ReassignmentRequest((), present=False)
+    for kind in (REASSIGN, PREFERRED):
+        assert materialize(WorldReadPort(zk), Marker(kind), active=True).value is None
+    zk.ensure_path("/admin")
+    zk.create(zk_paths.PREFERRED_REPLICA_ELECTION, PreferredElectionZnode(()))
+    zk.create(zk_paths.REASSIGN_PARTITIONS, ReassignmentZnode(()))
+    assert materialize(WorldReadPort(zk), Marker(PREFERRED), active=True).value == \
+        PreferredElectionRequest(frozenset())
+    assert materialize(WorldReadPort(zk), Marker(REASSIGN), active=True).value == \
+        ReassignmentRequest(())
