@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kazoo.client import KazooClient  # noqa: E402
 
+from adapters.ensemble import Ensemble  # noqa: E402
 from adapters.runtime import ControllerService  # noqa: E402
 from adapters.zookeeper import codecs  # noqa: E402
-from adapters.zookeeper.ensemble import Ensemble  # noqa: E402
 from adapters.zookeeper.multi_read import read_many  # noqa: E402
 from fsm import zk_paths as P  # noqa: E402
 from fsm.values import Endpoint, LeaderAndIsr, TopicAssignment  # noqa: E402

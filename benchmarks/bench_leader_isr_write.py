@@ -30,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kazoo.client import KazooClient  # noqa: E402
 
+from adapters.ensemble import Ensemble  # noqa: E402
 from adapters.zookeeper import codecs  # noqa: E402
-from adapters.zookeeper.ensemble import Ensemble  # noqa: E402
 from adapters.zookeeper.writer import ZkWriter  # noqa: E402
 from fsm import zk_paths as P  # noqa: E402
 from fsm.effects import SetDataOp, ZkWrite  # noqa: E402

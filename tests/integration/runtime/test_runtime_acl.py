@@ -18,11 +18,11 @@ from kazoo.security import OPEN_ACL_UNSAFE, Permissions, make_acl
 from runtime_helpers import SESSION_MS, controller_znode, wait_until
 
 from adapters.cli import main
+from adapters.ensemble import Ensemble
 from adapters.runtime import ControllerService, LoggingChannels
 from adapters.zookeeper import codecs
 from adapters.zookeeper.broker_registration import BrokerRegistrar
 from adapters.zookeeper.connect import AUTH_ENV, ZkAuth, ensure_chroot, make_client, secure_acl
-from adapters.zookeeper.ensemble import Ensemble
 from fsm import zk_paths as P
 from fsm.values import Endpoint, LeaderAndIsr
 

@@ -13,8 +13,8 @@ from kazoo.client import KazooClient
 from kazoo.exceptions import KazooException, NodeExistsError
 from runtime_helpers import active, controller_znode, wait_until
 
+from adapters.ensemble import Ensemble
 from adapters.zookeeper import codecs
-from adapters.zookeeper.ensemble import Ensemble
 from fsm import zk_paths as P
 from fsm.values import LeaderAndIsr, TopicAssignment
 
