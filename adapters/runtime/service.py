@@ -83,7 +83,7 @@ from adapters.runtime.channels import BrokerChannels, LoggingChannels
 from adapters.runtime.event_queue import CLOSED, DEFAULT_CAPACITY, EventQueue, Marker
 from adapters.runtime.metrics import IDLE, ControllerMetrics, controller_state_of
 from adapters.runtime.timers import Timers
-from adapters.zookeeper import codecs
+from adapters.zookeeper import codec
 from adapters.zookeeper import reads as R
 from adapters.zookeeper.connect import ZkAuth, make_client
 from adapters.zookeeper.writer import ZkWriter
@@ -238,7 +238,7 @@ class ControllerService:
             self.client.ensure_path(path)
         with contextlib.suppress(NodeExistsError):
             self.client.create(P.CONTROLLER_EPOCH,
-                               codecs.encode(P.CONTROLLER_EPOCH, ControllerEpochZnode(0)))
+                               codec.encode(P.CONTROLLER_EPOCH, ControllerEpochZnode(0)))
 
     # ------------------------------------------------------------------ outside input
 

@@ -37,9 +37,9 @@ from kazoo.client import KazooClient
 from kazoo.exceptions import NoNodeError
 from kazoo.protocol.serialization import Exists
 
-from adapters.zookeeper import codecs
-from adapters.zookeeper.codec_decode import decode_partition_state
-from adapters.zookeeper.codecs import ZnodeDecodeError, broker_info
+from adapters.zookeeper import codec
+from adapters.zookeeper.codec import ZnodeDecodeError, broker_info
+from adapters.zookeeper.codec.decoders import decode_partition_state
 from adapters.zookeeper.multi_read import call_many, full_path, read_batches, read_many
 from fsm import zk_paths as P
 from fsm.events import (
@@ -140,7 +140,7 @@ class ZkReader:
 
     def _decode(self, path: str, data: bytes | None, what: str) -> Any:
         try:
-            return codecs.decode(path, data)
+            return codec.decode(path, data)
         except ZnodeDecodeError as exc:
             self._skip(exc, what)
             return None
