@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kazoo.client import KazooClient  # noqa: E402
 
+from adapters.controller import ControllerService  # noqa: E402
 from adapters.ensemble import Ensemble  # noqa: E402
-from adapters.runtime import ControllerService  # noqa: E402
 from adapters.zookeeper import codec  # noqa: E402
 from adapters.zookeeper.multi_read import read_many  # noqa: E402
 from fsm import zk_paths as P  # noqa: E402

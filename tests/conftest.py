@@ -13,7 +13,7 @@ import pytest
 from kazoo.client import KazooClient
 
 from adapters.ensemble import Ensemble
-from adapters.runtime import thread_priority
+from adapters.host import thread_priority
 from tests.zk_chroot import new_chroot
 
 # Short session timeouts let tests expire sessions quickly; clients ask for theirs in this range.

@@ -3,7 +3,7 @@
 The event thread calls these when it processes a queued marker ("re-read X"): each reads the
 znodes the event needs, re-registering the one-shot watch that produced the marker, and builds
 the event value. ``watch(kind, arg)`` gives the kazoo watch callback for a marker kind
-(``adapters.runtime.markers``), or None for no watch.
+(``adapters.controller.event_queue.Marker``), or None for no watch.
 
 Which watch: ``/controller`` an exists watch (fires on create, delete and data change, also when
 absent); ``/brokers/ids``, ``/brokers/topics``, ``/admin/delete_topics``,

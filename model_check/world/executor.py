@@ -10,7 +10,7 @@ client gets SessionExpired: the writer is no longer the controller either way).
 ZooKeeper connection loss (``ZK_DISCONNECT``; the session lives on until ``RECONNECT`` or
 an expiry), as the live adapters behave with kazoo:
 
-* controller session (``adapters.runtime.service``): kazoo's SUSPENDED queues
+* controller session (``adapters.controller.service``): kazoo's SUSPENDED queues
   ``SessionStateChange(CONNECTING)`` at the back of the event queue, and kazoo forgets every
   watcher and calls it with a NONE event: each queues its marker (``connection_lost``), so
   everything watched is read again -- and watched again -- once reconnected; nothing is

@@ -26,10 +26,10 @@ from kazoo.recipe.watchers import DataWatch
 
 from adapters.admin import topics
 from adapters.cluster import Cluster
+from adapters.host import thread_priority as priority
 from adapters.network import WireClient
 from adapters.network.codec import ApiKey
 from adapters.network.codec import convert as C
-from adapters.runtime import thread_priority as priority
 from adapters.zookeeper import codec
 from fsm import zk_paths as P
 from fsm.requests import UpdateMetadataRequest

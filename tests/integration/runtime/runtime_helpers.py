@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from kazoo.client import KazooClient
 
-from adapters.runtime import ControllerService
+from adapters.controller import ControllerService
 from adapters.zookeeper import codec
 from fsm import zk_paths as P
 

@@ -18,8 +18,9 @@ from kazoo.security import OPEN_ACL_UNSAFE, Permissions, make_acl
 from runtime_helpers import SESSION_MS, controller_znode, wait_until
 
 from adapters.cli import main
+from adapters.controller import ControllerService
 from adapters.ensemble import Ensemble
-from adapters.runtime import ControllerService, LoggingChannels
+from adapters.network.broker_channels import LoggingChannels
 from adapters.zookeeper import codec
 from adapters.zookeeper.broker_registration import BrokerRegistrar
 from adapters.zookeeper.connect import AUTH_ENV, ZkAuth, ensure_chroot, make_client, secure_acl

@@ -21,7 +21,8 @@ import pytest
 from kazoo.client import KazooClient
 from runtime_helpers import controller_znode, wait_until
 
-from adapters.runtime import ControllerService, LoggingChannels
+from adapters.controller import ControllerService
+from adapters.network.broker_channels import LoggingChannels
 from adapters.zookeeper import codec
 from fsm import zk_paths as P
 from fsm.values import LeaderAndIsr, TopicAssignment

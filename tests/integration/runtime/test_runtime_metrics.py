@@ -10,7 +10,7 @@ import pytest
 from kazoo.client import KazooClient
 from runtime_helpers import wait_until
 
-from adapters.runtime.service import ControllerService
+from adapters.controller.service import ControllerService
 from adapters.zookeeper import codec
 from fsm import zk_paths as P
 from fsm.effects import ZkWrite

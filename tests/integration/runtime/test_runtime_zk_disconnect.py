@@ -15,7 +15,8 @@ from kazoo.exceptions import ConnectionLoss
 from kazoo.protocol.states import KazooState
 from runtime_helpers import SESSION_MS, controller_znode, wait_until
 
-from adapters.runtime import ControllerService, LoggingChannels
+from adapters.controller import ControllerService
+from adapters.network.broker_channels import LoggingChannels
 from adapters.zookeeper import codec
 from fsm import zk_paths as P
 from fsm.events import WriteResult

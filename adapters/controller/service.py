@@ -79,10 +79,10 @@ from kazoo.exceptions import (
 from kazoo.handlers.threading import KazooTimeoutError
 from kazoo.protocol.states import EventType, KazooState, KeeperState
 
-from adapters.runtime.channels import BrokerChannels, LoggingChannels
-from adapters.runtime.event_queue import CLOSED, DEFAULT_CAPACITY, EventQueue, Marker
-from adapters.runtime.metrics import IDLE, ControllerMetrics, controller_state_of
-from adapters.runtime.timers import Timers
+from adapters.controller.event_queue import CLOSED, DEFAULT_CAPACITY, EventQueue, Marker
+from adapters.controller.metrics import IDLE, ControllerMetrics, controller_state_of
+from adapters.controller.timers import Timers
+from adapters.network.broker_channels import BrokerChannels, LoggingChannels
 from adapters.zookeeper import codec
 from adapters.zookeeper import reads as R
 from adapters.zookeeper.connect import ZkAuth, make_client
