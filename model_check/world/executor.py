@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 
 from fsm import zk_paths as P
 from fsm.broker_states import BrokerState
+from fsm.controller.snapshot_fields import CONTROLLER
 from fsm.effects import (
     BecameController,
     BrokerZkWrite,
@@ -178,7 +179,7 @@ def next_index(w: World, b: int) -> int | None:
     q = w.queues[b]
     if not q:
         return None
-    paused = w.controller_snapshot(b)[5] == _CONNECTING
+    paused = w.controller_snapshot(b)[CONTROLLER.session] == _CONNECTING
     if paused:
         for i, item in enumerate(q):
             if type(item) is SessionStateChange:
