@@ -19,7 +19,8 @@ own mixin module:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from fsm import zk_paths
 from fsm.controller.brokers import BrokersMixin
@@ -109,22 +110,26 @@ def state_path(topic: str, partition: int) -> str:
 _MAX_CHAINED = 4  # bound on follow-on rounds planned without a write in between
 _CONDITIONAL = ("expand", "expanded", "complete")  # followups applied only if committed
 
-_DISPATCH: dict[type, str] = {
-    Startup: "_on_startup",
-    ControllerChange: "_on_controller_change",
-    SessionStateChange: "_on_session_state_change",
-    ClusterLoaded: "_on_cluster_loaded",
-    BrokerChange: "_on_broker_change",
-    TopicChange: "_on_topic_change",
-    PartitionModification: "_on_partition_modification",
-    TopicDeletionRequest: "_on_topic_deletion_request",
-    ReassignmentRequest: "_on_reassignment_request",
-    PreferredElectionRequest: "_on_preferred_election_request",
-    IsrChangeNotification: "_on_isr_change_notification",
-    ControlledShutdown: "_on_controlled_shutdown",
-    BrokerResponseReceived: "_on_broker_response",
-    TimerFired: "_on_timer",
+_DISPATCH: dict[type, Callable[[Controller, Any], None]] = {
+    Startup: ElectionMixin._on_startup,
+    ControllerChange: ElectionMixin._on_controller_change,
+    SessionStateChange: ElectionMixin._on_session_state_change,
+    ClusterLoaded: FailoverMixin._on_cluster_loaded,
+    BrokerChange: BrokersMixin._on_broker_change,
+    TopicChange: TopicsMixin._on_topic_change,
+    PartitionModification: TopicsMixin._on_partition_modification,
+    TopicDeletionRequest: DeletionMixin._on_topic_deletion_request,
+    ReassignmentRequest: ReassignmentMixin._on_reassignment_request,
+    PreferredElectionRequest: PreferredMixin._on_preferred_election_request,
+    IsrChangeNotification: IsrNotificationsMixin._on_isr_change_notification,
+    ControlledShutdown: BrokersMixin._on_controlled_shutdown,
+    BrokerResponseReceived: DeletionMixin._on_broker_response,
+    TimerFired: DeletionMixin._on_timer,
 }
+"""The handler of each event type (``WriteResult`` is the write protocol's own, handled
+before this table is consulted), as the broker core's ``_DISPATCH``: functions taking the
+controller and the event, looked up by the event's exact type. A patch of a handler (a
+mutant, a test) replaces this module global, not a method of ``Controller``."""
 HANDLED_EVENTS: tuple[str, ...] = ("WriteResult", *(t.__name__ for t in _DISPATCH))
 """The events a controller acts on (``last_handled`` names one of them after ``handle``)."""
 _NEEDS_LOADED = {
@@ -271,14 +276,14 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
         else:
             if self.ctx.owed:
                 self._owed_due()  # a new event: owed decisions are decided again
-            name = _DISPATCH.get(type(event))
-            if name is None:
+            handler = _DISPATCH.get(type(event))
+            if handler is None:
                 self._log("rejected", None, "", "", f"unknown event {type(event).__name__}")
             elif type(event) in _NEEDS_LOADED and not (self._active and self._loaded):
                 pass  # not the (loaded) controller: a candidate ignores cluster events
             else:
                 self.last_handled = type(event).__name__
-                getattr(self, name)(event)
+                handler(self, event)
         out = self._effects
         if self._active:
             out.extend(self._batch.finish(self.ctx, self.config.broker_id, self._epoch))
