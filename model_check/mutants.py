@@ -203,10 +203,9 @@ def _deletion_before_replicas_deleted(p: _Patches) -> None:
                      for b, s in ctx.replica_states.get(tp, ())]
             if pairs and all(s in done for _, _, s in pairs) and \
                     any(s is R.ReplicaDeletionStarted for _, _, s in pairs):
-                for tp, b, s in pairs:
-                    if s is R.ReplicaDeletionStarted:
-                        self._set_replica_state(tp, b, R.ReplicaDeletionSuccessful,
-                                                "mutant: StopReplica sent")
+                self._move_replicas([(tp, b, R.ReplicaDeletionSuccessful) for tp, b, s in pairs
+                                     if s is R.ReplicaDeletionStarted],
+                                    "mutant: StopReplica sent")
                 self._complete_deletion(plan, t)
 
     p.setattr(Controller, "_plan_deletion_progress", plan_deletion_progress)
