@@ -1,17 +1,18 @@
 """Failover: ``ClusterLoaded`` makes the newly elected controller's state (seed 001 §D).
 
 Load live brokers, assignments, partition states, deletions and reassignments in flight
-(malformed entries are rejected and skipped; rejected and already finished
-reassignments are removed from ``/admin/reassign_partitions``); partitions with a live leader are Online,
-with a dead one Offline, without a state znode New; replicas on live brokers Online,
-others Offline (and out of the ISR: a dead ISR member is removed as on a broker failure,
-never the last member) -- a load, not transitions (``_load_states``: the setters' ``load``
-mode), followed by the replicas' startup self-transitions, which are. Then one round: elect leaders for New/Offline partitions, preferred
-elections left in ZooKeeper, delete the handled admin and ISR-notification znodes; on
-its result a full LeaderAndIsr to every live broker for all its replicas and
-UpdateMetadata with every partition and the live brokers to all (even with no
-partition: the brokers learn the controller and the live set). Reassignments and deletions resume in the
-follow-on rounds; the deletion-retry and auto-rebalance timers start.
+(malformed entries are rejected and skipped; rejected and already finished reassignments
+are removed from ``/admin/reassign_partitions``); partitions with a live leader are
+Online, with a dead one Offline, without a state znode New; replicas on live brokers
+Online, others Offline (and out of the ISR: a dead ISR member is removed as on a broker
+failure, never the last member) -- a load, not transitions (``_load_states``: the setters'
+``load`` mode), followed by the replicas' startup self-transitions, which are. Then one
+round: elect leaders for New/Offline partitions, preferred elections left in ZooKeeper,
+delete the handled admin and ISR-notification znodes; on its result a full LeaderAndIsr to
+every live broker for all its replicas and UpdateMetadata with every partition and the
+live brokers to all (even with no partition: the brokers learn the controller and the live
+set). Reassignments and deletions resume in the follow-on rounds; the deletion-retry and
+auto-rebalance timers start.
 """
 
 from __future__ import annotations
