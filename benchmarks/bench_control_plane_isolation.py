@@ -8,7 +8,7 @@ chroot of one 3-server ensemble this benchmark starts):
 - **with** ``--control-plane-listener CONTROLLER`` (the default ``--control-plane-priority
   auto``): LeaderAndIsr goes to the CONTROLLER listener (its own selector thread, queue of 20
   and handler thread, which writes the answer itself), both threads at real-time priority
-  when the machine permits (``adapters.runtime.thread_priority``);
+  when the machine permits (``adapters.host.thread_priority``);
 - **with, priority normal**: the same with ``--control-plane-priority normal``;
 - **without**: LeaderAndIsr goes to the PLAINTEXT listener, in the data-plane queue behind
   the clients' requests (Kafka before 2.2).
@@ -54,12 +54,12 @@ from _broker_bench import HOST, SESSION_MS, load, machine, wait_until  # noqa: E
 from kazoo.client import KazooClient  # noqa: E402
 
 from adapters.cluster import Cluster  # noqa: E402
+from adapters.ensemble import Ensemble  # noqa: E402
+from adapters.host import thread_priority as priority  # noqa: E402
 from adapters.network import WireClient  # noqa: E402
 from adapters.network.codec import ApiKey, RequestHeader, encode_request  # noqa: E402
 from adapters.network.codec import convert as C  # noqa: E402
 from adapters.network.codec.apis.metadata import all_topics_request  # noqa: E402
-from adapters.runtime import thread_priority as priority  # noqa: E402
-from adapters.zookeeper.ensemble import Ensemble  # noqa: E402
 from fsm import zk_paths as P  # noqa: E402
 from fsm.requests import (  # noqa: E402
     LeaderAndIsrPartition,

@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kazoo.client import KazooClient  # noqa: E402
 
-from adapters.runtime import ControllerService  # noqa: E402
-from adapters.zookeeper import codecs  # noqa: E402
-from adapters.zookeeper.ensemble import Ensemble  # noqa: E402
+from adapters.controller import ControllerService  # noqa: E402
+from adapters.ensemble import Ensemble  # noqa: E402
+from adapters.zookeeper import codec  # noqa: E402
 from adapters.zookeeper.multi_read import read_many  # noqa: E402
 from fsm import zk_paths as P  # noqa: E402
 from fsm.values import Endpoint, LeaderAndIsr, TopicAssignment  # noqa: E402
@@ -45,7 +45,7 @@ def populate(c: KazooClient, topics: int, partitions: int, distinct: bool) -> li
         c.ensure_path(p)
     for b in range(BROKERS):
         path = P.broker(b)
-        c.create(path, codecs.encode(path, BrokerRegistration(b, (Endpoint("PLAINTEXT", "h", 9092 + b),))),
+        c.create(path, codec.encode(path, BrokerRegistration(b, (Endpoint("PLAINTEXT", "h", 9092 + b),))),
                  ephemeral=True)
     paths: list[str] = []
     pending = []
@@ -54,14 +54,14 @@ def populate(c: KazooClient, topics: int, partitions: int, distinct: bool) -> li
     for t in range(topics):
         name = f"topic-{t:04d}"
         reps = {p: [(t + p + k) % BROKERS for k in range(3)] for p in range(partitions)}
-        tx.create(P.topic(name), codecs.encode(P.topic(name), TopicAssignment.of(reps)))
+        tx.create(P.topic(name), codec.encode(P.topic(name), TopicAssignment.of(reps)))
         tx.create(P.partitions(name), b"")
         for p in range(partitions):
             epoch = t * partitions + p if distinct else p % 5
             li = LeaderAndIsr(reps[p][0], epoch, tuple(reps[p]), 1)
             tx.create(P.partition(name, p), b"")
             sp = P.partition_state(name, p)
-            tx.create(sp, codecs.encode(sp, li))
+            tx.create(sp, codec.encode(sp, li))
             paths.append(sp)
             n += 2
             if n >= 4000:

@@ -30,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kazoo.client import KazooClient  # noqa: E402
 
-from adapters.zookeeper import codecs  # noqa: E402
-from adapters.zookeeper.ensemble import Ensemble  # noqa: E402
+from adapters.ensemble import Ensemble  # noqa: E402
+from adapters.zookeeper import codec  # noqa: E402
 from adapters.zookeeper.writer import ZkWriter  # noqa: E402
 from fsm import zk_paths as P  # noqa: E402
 from fsm.effects import SetDataOp, ZkWrite  # noqa: E402
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         c = KazooClient(hosts=hosts + chroot, timeout=10)
         c.start(timeout=30)
         stack.callback(c.stop)
-        c.create(P.CONTROLLER_EPOCH, codecs.encode(P.CONTROLLER_EPOCH, ControllerEpochZnode(1)))
+        c.create(P.CONTROLLER_EPOCH, codec.encode(P.CONTROLLER_EPOCH, ControllerEpochZnode(1)))
         fence = c.exists(P.CONTROLLER_EPOCH).version
         paths = [P.partition_state(f"t{i // 100:04d}", i % 100) for i in range(args.n)]
         for s in range(0, args.n, BATCH):
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
                     tx.create(P.topic(f"t{i // 100:04d}"), b"")
                     tx.create(P.partitions(f"t{i // 100:04d}"), b"")
                 tx.create(P.partition(f"t{i // 100:04d}", i % 100), b"")
-                tx.create(paths[i], codecs.encode(paths[i], li_for(i, 0)))
+                tx.create(paths[i], codec.encode(paths[i], li_for(i, 0)))
             c.ensure_path(P.TOPICS)
             tx.commit()
         state = {"version": 0, "epoch": 0}
@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
 
         def raw(pipelined: bool) -> float:
             epoch, version = next_values()
-            data = [codecs.encode(p, li_for(i, epoch)) for i, p in enumerate(paths)]
+            data = [codec.encode(p, li_for(i, epoch)) for i, p in enumerate(paths)]
             t0 = time.perf_counter()
             pending = []
             for s in range(0, args.n, BATCH):

@@ -9,7 +9,7 @@ measured in the same run on the same ensemble.
     .venv/bin/python benchmarks/bench_zookeeper_appendix_a.py --quick      # smoke run, 2,000 znodes
     .venv/bin/python benchmarks/bench_zookeeper_appendix_a.py --append docs/benchmarks.md
 
-The ensemble is started in a temporary directory (``adapters.zookeeper.ensemble``) and stopped at
+The ensemble is started in a temporary directory (``adapters.ensemble``) and stopped at
 the end; ``--connect HOSTS`` uses a running one instead.
 """
 
@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kazoo.client import KazooClient  # noqa: E402
 
-from adapters.zookeeper.ensemble import Ensemble  # noqa: E402
+from adapters.ensemble import Ensemble  # noqa: E402
 from adapters.zookeeper.multi_read import read_many  # noqa: E402
 
 ROOT = "/kcontrol-bench-appendix-a"

@@ -16,7 +16,7 @@ NOT_CONNECTED -> CONNECTING; CONNECTING -> CONNECTED, CLOSED;
 CONNECTED -> CONNECTING, CLOSED.
 
 A new session after CLOSED is a new client: it starts again at NOT_CONNECTED.
-kazoo's states map onto this table in the runtime (``adapters.runtime.service``:
+kazoo's states map onto this table in the runtime (``adapters.controller.service``:
 SUSPENDED -> CONNECTING, LOST -> CLOSED, CONNECTED again -> CONNECTED); the first
 connection is recorded by ``Startup`` (NOT_CONNECTED -> CONNECTING -> CONNECTED). The
 controller moves its session only through this table (``fsm.controller.election``) and logs

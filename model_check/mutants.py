@@ -64,6 +64,16 @@ class _Patches:
 # ---------------------------------------------------------------- the patches
 
 
+def _patch_handler(p: _Patches, event_type: type, handler: Callable[..., None]) -> None:
+    """Replace the controller's handler of ``event_type``: the controller dispatches through
+    its ``_DISPATCH`` table of functions (patching a ``Controller`` method would not reach
+    it), so the table is replaced as a whole -- a new module global, which the step memo's
+    code token notices (an item changed in place would not be)."""
+    from fsm.controller import controller
+
+    p.setattr(controller, "_DISPATCH", {**controller._DISPATCH, event_type: handler})
+
+
 def _no_controller_epoch_check(p: _Patches) -> None:
     """KAFKA-6082: the executor commits the controller's writes without the
     ``check(/controller_epoch, version)`` op, and on whatever session the client holds now
@@ -154,14 +164,15 @@ def _early_controlled_shutdown_reply(p: _Patches) -> None:
     """The controller answers a ControlledShutdown "nothing remaining" as soon as it reads
     it, before the leader moves it decides are written: the broker stops while ZooKeeper
     still names it leader."""
-    from fsm.controller.controller import Controller
+    from fsm.controller import controller
     from fsm.effects import ReplyControlledShutdown
     from fsm.errors import ErrorCode
+    from fsm.events import ControlledShutdown
     from fsm.requests import ControlledShutdownResponse
 
-    original = Controller._on_controlled_shutdown
+    original = controller._DISPATCH[ControlledShutdown]
 
-    def on_controlled_shutdown(self: Controller, ev: Any) -> None:
+    def on_controlled_shutdown(self: controller.Controller, ev: Any) -> None:
         b = ev.request.broker_id
         if self._active and self._loaded and \
                 self._check_broker_epoch(b, ev.request.broker_epoch) is ErrorCode.NONE:
@@ -169,7 +180,7 @@ def _early_controlled_shutdown_reply(p: _Patches) -> None:
                 b, ev.correlation, ControlledShutdownResponse(ErrorCode.NONE, ())))
         original(self, ev)
 
-    p.setattr(Controller, "_on_controlled_shutdown", on_controlled_shutdown)
+    _patch_handler(p, ControlledShutdown, on_controlled_shutdown)
 
 
 def _deletion_before_replicas_deleted(p: _Patches) -> None:
@@ -192,10 +203,9 @@ def _deletion_before_replicas_deleted(p: _Patches) -> None:
                      for b, s in ctx.replica_states.get(tp, ())]
             if pairs and all(s in done for _, _, s in pairs) and \
                     any(s is R.ReplicaDeletionStarted for _, _, s in pairs):
-                for tp, b, s in pairs:
-                    if s is R.ReplicaDeletionStarted:
-                        self._set_replica_state(tp, b, R.ReplicaDeletionSuccessful,
-                                                "mutant: StopReplica sent")
+                self._move_replicas([(tp, b, R.ReplicaDeletionSuccessful) for tp, b, s in pairs
+                                     if s is R.ReplicaDeletionStarted],
+                                    "mutant: StopReplica sent")
                 self._complete_deletion(plan, t)
 
     p.setattr(Controller, "_plan_deletion_progress", plan_deletion_progress)

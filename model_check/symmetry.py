@@ -28,12 +28,18 @@ the key is the smallest fingerprint among the candidates. Soundness rests on the
 treating broker ids symmetrically (it orders by id only sets it then sorts); the unit
 tests check that relabelling commutes with every step on sampled worlds.
 
-Everything here reads the layouts of the world's and the cores' snapshots; a value of a
-kind it has no rule for raises ``SymmetryError`` rather than being copied unrenamed.
+Everything here reads the layouts of the world's and the cores' snapshots, field by field
+by the names their producers give them (``world_layout``, ``RestSnapshotFields``,
+``ZooKeeperSnapshotFields``, ``fsm.controller.snapshot_fields``,
+``fsm.broker.snapshot_codec``; ``fsm.snapshot_fields``): a renaming copies a component and
+replaces the fields that hold broker ids or tokens, so a field it has no rule for is copied
+as it is only where the layout says it holds neither. A value of a kind it has no rule for
+raises ``SymmetryError`` rather than being copied unrenamed.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Callable, Iterable
 from itertools import permutations, product
@@ -42,13 +48,33 @@ from fsm import events as E
 from fsm import requests as Q
 from fsm import values as V
 from fsm import znodes as Z
+from fsm.broker.snapshot_codec import (
+    APPLIED,
+    BROKER,
+    CACHE,
+    METADATA_PARTITION,
+    PENDING,
+    REPLICA,
+    ZK_SEEN,
+)
+from fsm.controller.records import SHUTDOWN
+from fsm.controller.snapshot_fields import (
+    CONTEXT,
+    CONTROLLER,
+    DECISION,
+    FOLLOWUP_FIELDS,
+    OWED,
+    PARTITION_STATE,
+    ROUND,
+)
 from fsm.effects import CheckOp, CreateOp, DeleteOp, SetDataOp, ZkWrite
 from fsm.errors import ErrorCode
+from fsm.snapshot_fields import BROKER_INFO
 from fsm.zk_paths import BROKER_IDS
 from fsm.zk_session_states import ZkClientState
 from model_check.world import state as S
 from model_check.world.channels import RESPONSE, ChannelKey
-from model_check.world.codec import FROZENSET, decode, tag_of
+from model_check.world.codec import FROZENSET, decode, tag_of, tagged_positions
 from model_check.world.config import (
     AddPartitions,
     ControlledShutdownOf,
@@ -57,7 +83,8 @@ from model_check.world.config import (
     WorldConfig,
 )
 from model_check.world.fingerprint import fingerprint
-from model_check.world.zookeeper import Notification
+from model_check.world.world import PROC, REST, TIMER, world_layout
+from model_check.world.zookeeper import NOTIFICATION, ZNODE, ZOOKEEPER, Notification
 
 _LIMIT = 100_000
 """Bound on each memo (cleared when full)."""
@@ -146,10 +173,43 @@ _free_memo: dict[tuple, tuple[tuple, tuple]] = {}
 _RULES: dict[str, tuple[int | None, ...]] = {}
 
 
+_ROUND_DATA_RULES: dict[str, tuple[int | None, ...]] = {
+    cls.__name__: tuple(_RULES_BY_CLASS.get(cls, {}).get(f.name)
+                        for f in dataclasses.fields(cls))
+    for cls in (V.LeaderAndIsr, V.TopicAssignment, Z.ReassignmentZnode, Z.ControllerZnode,
+                Z.ControllerEpochZnode)}
+"""The data of a round's op, ``(class name, *fields)`` (``fsm.controller.records``): the
+rule of each field, None for none (the field is copied as it is)."""
+
+
+def _op_positions(cls: type) -> tuple[int, int | None]:
+    names = [f.name for f in dataclasses.fields(cls)]
+    return 1 + names.index("path"), (1 + names.index("data") if "data" in names else None)
+
+
+_ROUND_OPS: dict[str, tuple[int, int | None]] = {
+    cls.__name__: _op_positions(cls) for cls in (CreateOp, SetDataOp, DeleteOp, CheckOp)}
+"""A round's op, ``(class name, *fields)``: the positions of its path and of its data (None:
+it has none)."""
+
+_FOLLOWUP_RULES: dict[str, tuple[int | None, ...]] = {
+    kind: tuple({"broker": ID, "correlation": ZXID, "replicas": IDS}.get(name)
+                for name in names)
+    for kind, names in FOLLOWUP_FIELDS.items()}
+"""A round's followup by kind: the rule of each field (the ControlledShutdown's correlation
+is the broker epoch, a zxid)."""
+
+CHANNEL_KEY = tagged_positions(ChannelKey)
+_INFO_ID = 1
+"""The position of ``broker_id`` in an encoded ``BrokerInfo`` (set from its fields by
+``_rules``)."""
+
+
 def _rules() -> dict[str, tuple[int | None, ...]]:
-    global _TOKEN_FREE
+    global _TOKEN_FREE, _INFO_ID
     if not _RULES:
         _TOKEN_FREE = frozenset(tag_of(cls)[0] for cls in _TOKEN_FREE_CLASSES)
+        _INFO_ID = 1 + tag_of(V.BrokerInfo)[1].index("broker_id")
         for cls, rules in _RULES_BY_CLASS.items():
             tag, fields = tag_of(cls)
             _RULES[tag] = tuple(rules.get(f) for f in fields)
@@ -216,7 +276,8 @@ class _Renaming:
         return tuple([(k, self.ids(r)) for k, r in pairs])
 
     def infos(self, infos: tuple) -> tuple:
-        order = sorted(infos, key=lambda e: self.id(e[1]))  # sorted by id, then walked
+        at = _INFO_ID  # encoded BrokerInfos: sorted by id, then walked
+        order = sorted(infos, key=lambda e: self.id(e[at]))
         return tuple([self.value(e) for e in order])
 
     # values --------------------------------------------------------
@@ -277,35 +338,47 @@ class _Renaming:
     def zookeeper(self, snap: tuple) -> tuple:
         """Znode data holds no token (none of its classes has one), so only czxids, owners
         and the session sets are renamed; with no broker moving, paths and data stay."""
-        nodes, zxid, next_session, sessions, dw, cw, pending = snap
+        nodes = snap[ZOOKEEPER.nodes]
+        data_at, czxid_at, mzxid_at, owner_at = ZNODE.data, ZNODE.czxid, ZNODE.mzxid, ZNODE.owner
         if self.collect:
             for _p, enc in nodes:
-                self.zxid(enc[4])
-                self.session(enc[6])
-            for sid in sessions:
+                self.zxid(enc[czxid_at])
+                self.session(enc[owner_at])
+            for sid in snap[ZOOKEEPER.sessions]:
                 self.session(sid)
-            for n in pending:
-                self.session(n[1])
+            for n in snap[ZOOKEEPER.pending]:
+                self.session(n[NOTIFICATION.session])
             return snap
         tokens = self.zxids is not None
         identity = self.identity
         renamed = nodes if identity else sorted((self.path(p), enc) for p, enc in nodes)
         out_nodes = []
         for path, enc in renamed:
-            tag, data, version, cversion, czxid, mzxid, owner, children = enc
+            node = list(enc)
             if not identity:
-                data = self.value(data)
+                node[data_at] = self.value(enc[data_at])
                 if path == BROKER_IDS:
-                    children = tuple(sorted(str(self.id(int(c))) for c in children))
-            out_nodes.append((path, (tag, data, version, cversion, self.zxid(czxid),
-                                     0 if tokens else mzxid, self.session(owner), children)))
-        pend = [self.value(n) for n in pending]
-        pend.sort(key=lambda n: n[1])  # stable: each session's notifications keep their order
-        return (tuple(out_nodes), 0 if tokens else zxid, 0 if tokens else next_session,
-                tuple(sorted(self.session(s) for s in sessions)),
-                tuple(sorted((self.session(s), self.path(p)) for s, p in dw)),
-                tuple(sorted((self.session(s), self.path(p)) for s, p in cw)),
-                tuple(pend))
+                    node[ZNODE.children] = tuple(sorted(str(self.id(int(c)))
+                                                        for c in enc[ZNODE.children]))
+            node[czxid_at] = self.zxid(enc[czxid_at])
+            if tokens:
+                node[mzxid_at] = 0
+            node[owner_at] = self.session(enc[owner_at])
+            out_nodes.append((path, tuple(node)))
+        pend = [self.value(n) for n in snap[ZOOKEEPER.pending]]
+        at = NOTIFICATION.session
+        pend.sort(key=lambda n: n[at])  # stable: each session's notifications keep their order
+        out = list(snap)
+        out[ZOOKEEPER.nodes] = tuple(out_nodes)
+        if tokens:
+            out[ZOOKEEPER.zxid] = out[ZOOKEEPER.next_session] = 0
+        out[ZOOKEEPER.sessions] = tuple(sorted(self.session(s)
+                                               for s in snap[ZOOKEEPER.sessions]))
+        for watches in (ZOOKEEPER.data_watches, ZOOKEEPER.child_watches):  # (session, path)
+            out[watches] = tuple(sorted((self.session(s), self.path(p))
+                                        for s, p in snap[watches]))
+        out[ZOOKEEPER.pending] = tuple(pend)
+        return tuple(out)
 
     def channels(self, snap: tuple) -> tuple:
         """Channels sorted by their renamed key; a message that travels as
@@ -314,110 +387,163 @@ class _Renaming:
         keyed = sorted(((self.value(k), q) for k, q in snap), key=lambda kq: kq[0])
         out = []
         for k, q in keyed:
-            if k[1] == RESPONSE:
+            if k[CHANNEL_KEY.kind] == RESPONSE:
                 out.append((k, tuple([self.value(m) for m in q])))
             else:
                 out.append((k, tuple([(self.zxid(c), self.value(m)) for c, m in q])))
         return tuple(out)
 
     def controller(self, snap: tuple) -> tuple:
-        active, loaded, epoch, fence, seen, session, rnd, token, ctx = snap
-        return (active, loaded, epoch, fence, seen, session, self.round(rnd), token,
-                self.context(ctx))
+        out = list(snap)
+        out[CONTROLLER.round] = self.round(snap[CONTROLLER.round])
+        out[CONTROLLER.context] = self.context(snap[CONTROLLER.context])
+        return tuple(out)
 
     def round(self, rnd: tuple | None) -> tuple | None:
         if rnd is None:
             return None
-        token, kind, decisions, ops, followups, retry, election = rnd
-        decisions = tuple([
-            (tp, k, self.id(arg) if k == "shutdown" else arg, self.id(leader), le,
-             self.ids(isr), ce, version, create)
-            for tp, k, arg, leader, le, isr, ce, version, create in decisions])
-        ops = tuple([self.round_op(op) for op in ops])
-        renamed = [self.followup(f) for f in followups]
+        out = list(rnd)
+        out[ROUND.decisions] = tuple([self.decision(d) for d in rnd[ROUND.decisions]])
+        out[ROUND.ops] = tuple([self.round_op(op) for op in rnd[ROUND.ops]])
+        renamed = [self.followup(f) for f in rnd[ROUND.followups]]
         if self.zxids is not None:
             # StopReplica and join followups only fill the request batch (sets): their
             # order, which follows broker ids, says nothing
             batch = sorted(f for f in renamed if f[0] in _BATCH_ONLY)
             renamed = [f for f in renamed if f[0] not in _BATCH_ONLY] + batch
-        followups = tuple(renamed)
-        return (token, kind, decisions, ops, followups, retry, election)
+        out[ROUND.followups] = tuple(renamed)
+        return tuple(out)
+
+    def decision(self, d: tuple) -> tuple:
+        out = list(d)
+        if d[DECISION.kind] == SHUTDOWN:
+            out[DECISION.arg] = self.id(d[DECISION.arg])
+        out[DECISION.leader] = self.id(d[DECISION.leader])
+        out[DECISION.isr] = self.ids(d[DECISION.isr])
+        return tuple(out)
 
     def round_op(self, op: tuple) -> tuple:
-        name, path, *rest = op
-        if name in ("CreateOp", "SetDataOp"):
-            rest[0] = self.round_data(rest[0])
-        return (name, self.path(path), *rest)
+        at = _ROUND_OPS.get(op[0])
+        if at is None:
+            raise SymmetryError(f"no relabelling rule for the write op {op[0]!r}")
+        path_at, data_at = at
+        out = list(op)
+        out[path_at] = self.path(op[path_at])
+        if data_at is not None:
+            out[data_at] = self.round_data(op[data_at])
+        return tuple(out)
 
     def round_data(self, data: tuple) -> tuple:
         name = data[0]
-        if name == "LeaderAndIsr":
-            return (name, self.id(data[1]), data[2], self.ids(data[3]), data[4])
-        if name == "TopicAssignment":
-            return (name, *[self.part_ids(x) for x in data[1:]])
-        if name == "ReassignmentZnode":
-            return (name, self.part_ids(data[1]))
-        if name == "ControllerZnode":
-            return (name, self.id(data[1]), *data[2:])
-        if name in ("ControllerEpochZnode", ""):  # an epoch; data of no broker
+        if name == "":  # data of no class the round encodes (``("", data)``)
             return data
-        raise SymmetryError(f"no relabelling rule for write data {name or data[1]!r}")
+        rules = _ROUND_DATA_RULES.get(name)
+        if rules is None:
+            raise SymmetryError(f"no relabelling rule for write data {name!r}")
+        return (name, *[f if rule is None else self.field(rule, f)
+                        for rule, f in zip(rules, data[1:], strict=True)])
 
     def followup(self, f: tuple) -> tuple:
-        kind = f[0]
-        if kind == "stop" or kind == "join":
-            return (kind, self.id(f[1]), *f[2:])
-        if kind == "reply":
-            return (kind, self.id(f[1]), self.zxid(f[2]))
-        if kind == "expand":
-            return (kind, f[1], self.ids(f[2]))
-        if kind in ("expanded", "complete", "full", "um-everyone", "deleting", "online"):
-            return f
-        raise SymmetryError(f"no relabelling rule for the controller followup {kind!r}")
+        rules = _FOLLOWUP_RULES.get(f[0])
+        if rules is None:
+            raise SymmetryError(f"no relabelling rule for the controller followup {f[0]!r}")
+        return tuple([x if rule is None else self.field(rule, x)
+                      for rule, x in zip(rules, f, strict=True)])
 
     def context(self, ctx: tuple) -> tuple:
-        (live, shutting, topics, assignment, states, pstates, rstates, reassign, to_delete,
-         ineligible, owed) = ctx
-        live = tuple([(self.id(b), self.zxid(e), ends, rack)
-                      for b, e, ends, rack in sorted(live, key=lambda x: self.id(x[0]))])
-        return (
-            live,
-            tuple(sorted(self.ids(shutting))),
-            topics,
-            self.part_ids(assignment),
-            tuple([(tp, (self.id(ld), le, self.ids(isr), ce, v))
-                   for tp, (ld, le, isr, ce, v) in states]),
-            pstates,
-            tuple([(tp, tuple(sorted((self.id(b), s) for b, s in rs))) for tp, rs in rstates]),
-            self.part_ids(reassign),
-            to_delete,
-            ineligible,
-            tuple([(tp, (k, self.id(arg) if k == "shutdown" else arg, due))
-                   for tp, (k, arg, due) in owed]),
-        )
+        by_id = BROKER_INFO.broker_id
+        out = list(ctx)
+        out[CONTEXT.live] = tuple([self.broker_info(e) for e in sorted(
+            ctx[CONTEXT.live], key=lambda e: self.id(e[by_id]))])
+        out[CONTEXT.shutting_down] = tuple(sorted(self.ids(ctx[CONTEXT.shutting_down])))
+        out[CONTEXT.assignment] = self.part_ids(ctx[CONTEXT.assignment])
+        out[CONTEXT.states] = tuple([(tp, self.partition_state(st))
+                                     for tp, st in ctx[CONTEXT.states]])
+        out[CONTEXT.replica_states] = tuple([  # (broker, state value) pairs, by broker
+            (tp, tuple(sorted((self.id(b), s) for b, s in rs)))
+            for tp, rs in ctx[CONTEXT.replica_states]])
+        out[CONTEXT.reassignments] = self.part_ids(ctx[CONTEXT.reassignments])
+        out[CONTEXT.owed] = tuple([(tp, self.owed(o)) for tp, o in ctx[CONTEXT.owed]])
+        return tuple(out)
+
+    def broker_info(self, e: tuple) -> tuple:
+        out = list(e)
+        out[BROKER_INFO.broker_id] = self.id(e[BROKER_INFO.broker_id])
+        out[BROKER_INFO.epoch] = self.zxid(e[BROKER_INFO.epoch])
+        return tuple(out)
+
+    def partition_state(self, st: tuple) -> tuple:
+        out = list(st)
+        out[PARTITION_STATE.leader] = self.id(st[PARTITION_STATE.leader])
+        out[PARTITION_STATE.isr] = self.ids(st[PARTITION_STATE.isr])
+        return tuple(out)
+
+    def owed(self, o: tuple) -> tuple:
+        if o[OWED.kind] != SHUTDOWN:
+            return o
+        out = list(o)
+        out[OWED.arg] = self.id(o[OWED.arg])
+        return tuple(out)
 
     def broker(self, snap: tuple) -> tuple:
-        (state, epoch, ce, replicas, cache, pending, attempts, wanted, registering,
-         applied) = snap
-        replicas = tuple([(tp, self.replica(r)) for tp, r in replicas])
-        parts, live, controller_id = cache
-        parts = tuple([(tp, (self.id(ld), le, self.ids(isr), self.ids(reps), self.ids(off)))
-                       for tp, (ld, le, isr, reps, off) in parts])
-        live = tuple([(self.id(b), (self.id(i), self.zxid(e), ends, rack))
-                      for b, (i, e, ends, rack) in sorted(live, key=lambda x: self.id(x[0]))])
-        pending = tuple([(t, (kind, tp, self.ids(isr), base))
-                         for t, (kind, tp, isr, base) in pending])
+        out = list(snap)
+        out[BROKER.epoch] = self.zxid(snap[BROKER.epoch])
+        out[BROKER.replicas] = tuple([(tp, self.replica(r)) for tp, r in snap[BROKER.replicas]])
+        out[BROKER.cache] = self.cache(snap[BROKER.cache])
+        out[BROKER.pending] = tuple([(t, self.pending(w)) for t, w in snap[BROKER.pending]])
+        applied = snap[BROKER.applied]
         if applied is not None:
-            applied = (applied[0], self.zxid(applied[1]), applied[2])
-        return (state, self.zxid(epoch), ce, replicas, (parts, live, self.id(controller_id)),
-                pending, attempts, wanted, registering, applied)
+            mark = list(applied)
+            mark[APPLIED.broker_epoch] = self.zxid(applied[APPLIED.broker_epoch])
+            out[BROKER.applied] = tuple(mark)
+        return tuple(out)
+
+    def cache(self, cache: tuple) -> tuple:
+        out = list(cache)
+        out[CACHE.partitions] = tuple([(tp, self.metadata_partition(m))
+                                       for tp, m in cache[CACHE.partitions]])
+        out[CACHE.live_brokers] = tuple([  # (broker id, BrokerInfoFields), by broker id
+            (self.id(b), self.broker_info(info))
+            for b, info in sorted(cache[CACHE.live_brokers], key=lambda x: self.id(x[0]))])
+        out[CACHE.controller_id] = self.id(cache[CACHE.controller_id])
+        return tuple(out)
+
+    def metadata_partition(self, m: tuple) -> tuple:
+        out = list(m)
+        out[METADATA_PARTITION.leader] = self.id(m[METADATA_PARTITION.leader])
+        for at in (METADATA_PARTITION.isr, METADATA_PARTITION.replicas,
+                   METADATA_PARTITION.offline_replicas):
+            out[at] = self.ids(m[at])
+        return tuple(out)
+
+    def pending(self, w: tuple) -> tuple:
+        out = list(w)
+        out[PENDING.isr] = self.ids(w[PENDING.isr])
+        return tuple(out)
 
     def replica(self, r: tuple) -> tuple:
-        role, leader, le, isr, zkv, replicas, ce, fenced, seen = r
+        out = list(r)
+        out[REPLICA.leader] = self.id(r[REPLICA.leader])
+        out[REPLICA.isr] = self.ids(r[REPLICA.isr])
+        out[REPLICA.replicas] = self.ids(r[REPLICA.replicas])
+        seen = r[REPLICA.zk_seen]
         if seen is not None:
-            seen = (self.id(seen[0]), seen[1], self.ids(seen[2]), seen[3], seen[4])
-        return (role, self.id(leader), le, self.ids(isr), zkv, self.ids(replicas), ce, fenced,
-                seen)
+            found = list(seen)
+            found[ZK_SEEN.leader] = self.id(seen[ZK_SEEN.leader])
+            found[ZK_SEEN.isr] = self.ids(seen[ZK_SEEN.isr])
+            out[REPLICA.zk_seen] = tuple(found)
+        return tuple(out)
+
+    def proc(self, p: tuple) -> tuple:
+        out = list(p)
+        out[PROC.broker_session] = self.session(p[PROC.broker_session])
+        out[PROC.controller_session] = self.session(p[PROC.controller_session])
+        return tuple(out)
+
+    def timer(self, t: tuple) -> tuple:
+        out = list(t)
+        out[TIMER.broker] = self.id(t[TIMER.broker])
+        return tuple(out)
 
 
 _BATCH_ONLY = frozenset({"stop", "join"})
@@ -428,24 +554,21 @@ def _sessions_in_order(procs: tuple, order: list[int], ids: tuple[int, ...]) -> 
     out: dict[int, int] = {0: 0}
     for old in order:
         p = procs[ids.index(old)]
-        for s in (p[2], p[3]):
+        for s in (p[PROC.broker_session], p[PROC.controller_session]):
             if s and s not in out:
                 out[s] = len(out)
     return out
 
 
 def _rest(r: _Renaming, rest: tuple, order: list[int], ids: tuple[int, ...]) -> tuple:
-    procs, queues, writes, timers, used, admin, accepted = rest
-    return (
-        tuple([tuple(p[:2]) + (r.session(p[2]), r.session(p[3])) + tuple(p[4:])
-               for p in (procs[ids.index(b)] for b in order)]),
-        tuple([r.value(queues[ids.index(b)]) for b in order]),
-        tuple(sorted((r.id(b), r.value(w)) for b, w in writes)),
-        tuple(sorted((r.id(b), role, kind) for b, role, kind in timers)),
-        used,
-        admin,
-        r.part_ids(accepted),
-    )
+    procs, queues = rest[REST.procs], rest[REST.queues]
+    out = list(rest)
+    out[REST.procs] = tuple([r.proc(procs[ids.index(b)]) for b in order])
+    out[REST.queues] = tuple([r.value(queues[ids.index(b)]) for b in order])
+    out[REST.writes] = tuple(sorted((r.id(b), r.value(w)) for b, w in rest[REST.writes]))
+    out[REST.timers] = tuple(sorted(r.timer(t) for t in rest[REST.timers]))
+    out[REST.accepted] = r.part_ids(rest[REST.accepted])
+    return tuple(out)
 
 
 _tokens: dict[int, tuple[tuple, tuple[int, ...], tuple[int, ...]]] = {}
@@ -489,8 +612,9 @@ def _czxids(zk: tuple) -> dict[int, tuple[str, ...]]:
     if hit is not None and hit[0] is zk:
         return hit[1]
     out: dict[int, tuple[str, ...]] = {}
-    for path, enc in zk[0]:
-        out[enc[4]] = out.get(enc[4], ()) + (path,)
+    czxid_at = ZNODE.czxid
+    for path, enc in zk[ZOOKEEPER.nodes]:
+        out[enc[czxid_at]] = out.get(enc[czxid_at], ()) + (path,)
     if len(_czxid_memo) >= _LIMIT:
         _czxid_memo.clear()
     _czxid_memo[id(zk)] = (zk, out)
@@ -531,21 +655,23 @@ def relabel(snap: tuple, config: WorldConfig, perm: dict[int, int], tokens: bool
     Components are renamed one by one and memoised by (identity, renaming, the names of
     their own tokens): a step leaves most of them as they were."""
     ids = config.broker_ids
-    n = len(ids)
+    layout = world_layout(len(ids))
     inverse = {new: old for old, new in perm.items()}
     order = [inverse.get(b, b) for b in ids]  # old ids, in the order of their new ids
-    comps: list[tuple[str, tuple]] = [("zk", snap[0]), ("channels", snap[1])]
-    comps += [("controller", snap[2 + ids.index(b)]) for b in order]
-    comps += [("broker", snap[2 + n + ids.index(b)]) for b in order]
-    comps.append(("rest", snap[2 + 2 * n]))
+    controllers, brokers = snap[layout.controllers], snap[layout.brokers]
+    # the components in the order of the layout: ZooKeeper, channels, cores, rest
+    comps: list[tuple[str, tuple]] = [("zk", snap[layout.zookeeper]),
+                                      ("channels", snap[layout.channels])]
+    comps += [("controller", controllers[ids.index(b)]) for b in order]
+    comps += [("broker", brokers[ids.index(b)]) for b in order]
+    comps.append(("rest", snap[layout.rest]))
     if not tokens:
         r = _Renaming(perm)
-        zk, ch, *parts = [_apply(r, kind, comp, order, ids) for kind, comp in comps]
-        return (zk, ch, *parts)
-    procs = snap[2 + 2 * n][0]
+        return tuple([_apply(r, kind, comp, order, ids) for kind, comp in comps])
+    procs = snap[layout.rest][REST.procs]
     sessions = _sessions_in_order(procs, order, ids)
     held = [_component_tokens(kind, comp, order, ids) for kind, comp in comps]
-    ranks = _zxid_names(set().union(*[zs for zs, _ in held]), _czxids(snap[0]),
+    ranks = _zxid_names(set().union(*[zs for zs, _ in held]), _czxids(snap[layout.zookeeper]),
                         _Renaming(perm).path)
     pkey = tuple([perm.get(b, b) for b in ids])
     out = []
@@ -570,13 +696,13 @@ def relabel(snap: tuple, config: WorldConfig, perm: dict[int, int], tokens: bool
 def _signatures(snap: tuple, config: WorldConfig) -> dict[int, tuple]:
     """What each broker looks like, independently of its id and of token values."""
     ids = config.broker_ids
-    n = len(ids)
-    procs, queues, _writes, timers, _used, _admin, _accepted = snap[2 + 2 * n]
-    zk_nodes = snap[0][0]
+    layout = world_layout(len(ids))
+    rest = snap[layout.rest]
+    procs, queues, timers = rest[REST.procs], rest[REST.queues], rest[REST.timers]
     places: dict[int, list] = {b: [] for b in ids}
     controller = None
-    for path, enc in zk_nodes:
-        data = enc[1]
+    for path, enc in snap[layout.zookeeper][ZOOKEEPER.nodes]:
+        data = enc[ZNODE.data]
         if type(data) is tuple and data and type(data[0]) is str:
             value = decode(data)
             if isinstance(value, V.TopicAssignment):
@@ -592,16 +718,23 @@ def _signatures(snap: tuple, config: WorldConfig) -> dict[int, tuple]:
                         places[b].append((path, "isr"))
             elif isinstance(value, Z.ControllerZnode):
                 controller = value.broker_id
+    controllers, brokers = snap[layout.controllers], snap[layout.brokers]
     out = {}
     for i, b in enumerate(ids):
-        p = procs[i]
-        c = snap[2 + i]
-        core = snap[2 + n + i]
+        proc = list(procs[i])  # the process, its sessions only as "has one"
+        proc[PROC.broker_session] = bool(proc[PROC.broker_session])
+        proc[PROC.controller_session] = bool(proc[PROC.controller_session])
+        c = controllers[i]
+        core = brokers[i]
         out[b] = (
-            (p[0], p[1], bool(p[2]), bool(p[3])) + tuple(p[4:]),
-            core[0], core[2], tuple(sorted((tp, r[0], r[2]) for tp, r in core[3])),
-            c[:3], c[6] is None, b == controller, len(queues[i]),
-            tuple(sorted((role, kind) for tb, role, kind in timers if tb == b)),
+            tuple(proc),
+            core[BROKER.state], core[BROKER.controller_epoch],
+            tuple(sorted((tp, r[REPLICA.role], r[REPLICA.leader_epoch])
+                         for tp, r in core[BROKER.replicas])),
+            (c[CONTROLLER.active], c[CONTROLLER.loaded], c[CONTROLLER.epoch]),
+            c[CONTROLLER.round] is None, b == controller, len(queues[i]),
+            tuple(sorted((t[TIMER.role], t[TIMER.kind]) for t in timers
+                         if t[TIMER.broker] == b)),
             tuple(sorted(places[b])),
         )
     return out
@@ -611,7 +744,7 @@ def candidates(snap: tuple, config: WorldConfig) -> list[dict[int, int]] | None:
     """The renamings to try: free brokers sorted by signature onto the free ids, ties in
     every order. None: too many (large tie groups); the world keeps its own key."""
     ids = config.broker_ids
-    admin_done = snap[2 + 2 * len(ids)][5]
+    admin_done = snap[world_layout(len(ids)).rest][REST.admin]
     free = [b for b in ids if b not in named_brokers(config, admin_done)]
     if len(free) < 2:
         return [{}]

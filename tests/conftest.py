@@ -12,8 +12,8 @@ from collections.abc import Iterator
 import pytest
 from kazoo.client import KazooClient
 
-from adapters.runtime import thread_priority
-from adapters.zookeeper.ensemble import Ensemble
+from adapters.ensemble import Ensemble
+from adapters.host import thread_priority
 from tests.zk_chroot import new_chroot
 
 # Short session timeouts let tests expire sessions quickly; clients ask for theirs in this range.

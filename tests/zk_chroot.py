@@ -8,7 +8,7 @@ from contextlib import contextmanager
 
 from kazoo.client import KazooClient
 
-from adapters.zookeeper.ensemble import Ensemble
+from adapters.ensemble import Ensemble
 
 
 def new_chroot(ensemble: Ensemble, prefix: str) -> str:

@@ -14,7 +14,7 @@ from kazoo.exceptions import NodeExistsError
 
 from adapters.admin.errors import AdminError
 from adapters.zookeeper.audit import read_zk_state
-from adapters.zookeeper.codecs import encode
+from adapters.zookeeper.codec import encode
 from fsm import zk_paths
 from fsm.values import TopicPartition
 from fsm.znodes import PreferredElectionZnode

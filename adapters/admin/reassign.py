@@ -23,7 +23,7 @@ from kazoo.exceptions import NodeExistsError, NoNodeError
 from adapters.admin.errors import AdminError
 from adapters.admin.topics import registered_brokers, topics_pending_deletion
 from adapters.zookeeper.audit import read_zk_state
-from adapters.zookeeper.codecs import decode, encode
+from adapters.zookeeper.codec import decode, encode
 from fsm import zk_paths
 from fsm.values import TopicPartition
 from fsm.znodes import ReassignmentZnode

@@ -25,9 +25,9 @@ from adapters.admin.assignment import (
 )
 from adapters.admin.errors import AdminError
 from adapters.zookeeper.audit import read_zk_state
-from adapters.zookeeper.codec_errors import ZnodeDecodeError
-from adapters.zookeeper.codec_fields import legal_topic
-from adapters.zookeeper.codecs import decode, encode
+from adapters.zookeeper.codec import decode, encode
+from adapters.zookeeper.codec.errors import ZnodeDecodeError
+from adapters.zookeeper.codec.fields import legal_topic
 from fsm import zk_paths
 from fsm.values import NO_LEADER, TopicAssignment
 from fsm.znodes import EmptyZnode

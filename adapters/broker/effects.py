@@ -26,7 +26,7 @@ I/O is never done under it. Effects are executed in order, on this thread:
   then its registration), sends ControlledShutdown v2 to its data-plane listener and submits
   the answer (or an error answer) as ``ControlledShutdownAnswered`` stamped with the epoch
   the request carried; the core's retry timer bounds the wait;
-* ``StartTimer`` / ``CancelTimer`` -> ``adapters.runtime.timers.Timers``;
+* ``StartTimer`` / ``CancelTimer`` -> ``adapters.controller.timers.Timers``;
 * ``Exit`` -> ``on_exit()``: the process closes everything (not on this thread).
 
 A read or registration that fails on a connection problem is tried again after
@@ -47,10 +47,10 @@ from typing import Any
 from kazoo.exceptions import KazooException
 from kazoo.handlers.threading import KazooTimeoutError
 
+from adapters.controller.timers import Timers
 from adapters.network.client import WireClient
 from adapters.network.codec import ApiKey, CodecError
 from adapters.network.codec import convert as C
-from adapters.runtime.timers import Timers
 from adapters.zookeeper.broker_registration import BrokerRegistrar, RegistrationError
 from adapters.zookeeper.reads import ZkReader
 from adapters.zookeeper.writer import WriteAborted

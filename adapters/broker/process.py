@@ -1,5 +1,5 @@
 """``BrokerNode``: one kcontrol broker, the parts of ``adapters.network`` and
-``adapters.runtime`` assembled around a ``BrokerCore`` (``kcontrol broker`` runs one; tests
+``adapters.controller`` assembled around a ``BrokerCore`` (``kcontrol broker`` runs one; tests
 and benchmarks may run several in one process).
 
 What it holds, in start order:
@@ -57,6 +57,8 @@ from kazoo.handlers.threading import KazooTimeoutError
 from adapters.broker.effects import BrokerExecutor, log_records
 from adapters.broker.isr_expander import IsrExpander
 from adapters.broker.metrics import BrokerMetricsServer
+from adapters.controller import ControllerService, ServiceError
+from adapters.controller.service import DEFAULT_SESSION_TIMEOUT_MS
 from adapters.network import (
     CONTROL_PLANE_APIS,
     BrokerRequestHandler,
@@ -67,8 +69,6 @@ from adapters.network import (
     advertised_apis,
 )
 from adapters.network.codec import RequestHeader
-from adapters.runtime import ControllerService, ServiceError
-from adapters.runtime.service import DEFAULT_SESSION_TIMEOUT_MS
 from adapters.zookeeper.broker_registration import BrokerRegistrar
 from adapters.zookeeper.connect import ZkAuth, ensure_chroot, make_client
 from fsm import zk_paths

@@ -54,9 +54,9 @@ from adapters.chaos.report import FaultRecord, Report
 from adapters.chaos.sessions import SessionExpiryError, expire_session
 from adapters.chaos.workload import Workload
 from adapters.cluster.launcher import Cluster, ClusterError
+from adapters.ensemble import Ensemble, EnsembleError
 from adapters.zookeeper.audit import AuditViolation, ZkState
 from adapters.zookeeper.connect import ZkAuth, make_client
-from adapters.zookeeper.ensemble import Ensemble, EnsembleError
 from fsm import zk_paths
 
 POLL_S = 0.05

@@ -25,10 +25,10 @@ from adapters.broker import BrokerNode, BrokerSettings, BrokerStartError
 from adapters.broker.logs import defer_logging
 from adapters.cli.controller_cmd import _valid_hosts
 from adapters.cli.zk_options import zookeeper_auth_option
+from adapters.controller.service import DEFAULT_SESSION_TIMEOUT_MS
+from adapters.host import thread_priority as priority
+from adapters.host.gc_tuning import tune_for_bursts
 from adapters.network import ListenerConfig, ListenerConfigError, parse_listener_config
-from adapters.runtime import thread_priority as priority
-from adapters.runtime.gc_tuning import tune_for_bursts
-from adapters.runtime.service import DEFAULT_SESSION_TIMEOUT_MS
 from adapters.zookeeper.connect import ZkAuth
 
 log = logging.getLogger("kcontrol.broker")

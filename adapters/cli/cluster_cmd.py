@@ -23,7 +23,7 @@ from adapters.cli.zk_options import zookeeper_auth_option
 from adapters.cluster import Cluster, ClusterError, NoClusterError
 from adapters.cluster.demo import run_demo, status_table
 from adapters.cluster.launcher import DEFAULT_SESSION_TIMEOUT_MS
-from adapters.runtime import thread_priority as priority
+from adapters.host import thread_priority as priority
 from adapters.zookeeper.connect import AUTH_ENV, ZkAuth
 
 DEFAULT_DIR = Path(".kcontrol/cluster")

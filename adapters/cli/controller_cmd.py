@@ -13,10 +13,10 @@ from types import FrameType
 import click
 
 from adapters.cli.zk_options import zookeeper_auth_option
-from adapters.runtime import ControllerService, ServiceError
-from adapters.runtime.event_queue import DEFAULT_CAPACITY
-from adapters.runtime.gc_tuning import tune_for_bursts
-from adapters.runtime.service import DEFAULT_SESSION_TIMEOUT_MS
+from adapters.controller import ControllerService, ServiceError
+from adapters.controller.event_queue import DEFAULT_CAPACITY
+from adapters.controller.service import DEFAULT_SESSION_TIMEOUT_MS
+from adapters.host.gc_tuning import tune_for_bursts
 from adapters.zookeeper.connect import ZkAuth
 
 

@@ -20,7 +20,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from adapters.zookeeper.ensemble import (
+from adapters.ensemble import (
     Ensemble,
     EnsembleError,
     EnsembleStatus,

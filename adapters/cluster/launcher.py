@@ -7,7 +7,7 @@ Layout of the cluster's directory DIR::
                               any: the file is then private, mode 0600), the brokers' ports,
                               pids and command lines
     DIR/broker-<id>.log       each broker's stdout and stderr (appended across restarts)
-    DIR/zookeeper/            the embedded ensemble (``adapters.zookeeper.ensemble``), if any
+    DIR/zookeeper/            the embedded ensemble (``adapters.ensemble``), if any
 
 Brokers run detached (their own session, so a Ctrl-C in the terminal reaches only the
 command that started them). Each gets three free loopback ports (``pick_ports``), chosen
@@ -50,11 +50,11 @@ from kazoo.handlers.threading import KazooTimeoutError
 import adapters
 from adapters.admin.connection import connect
 from adapters.admin.errors import AdminError
+from adapters.ensemble import Ensemble, EnsembleError, NoEnsembleError
+from adapters.ensemble.processes import port_is_free, process_alive, process_args
 from adapters.network.client import WireClient
 from adapters.network.codec import CodecError
 from adapters.zookeeper.connect import AUTH_ENV, ZkAuth, ZkAuthError, ensure_chroot
-from adapters.zookeeper.ensemble import Ensemble, EnsembleError, NoEnsembleError
-from adapters.zookeeper.processes import port_is_free, process_alive, process_args
 from adapters.zookeeper.reads import ZkReader
 
 STATE_FILE = "cluster.json"

@@ -9,6 +9,8 @@ Modules (the codec is ``adapters.network.codec``):
 - ``broker_handler``: ``BrokerRequestHandler``, a ``BrokerCore`` behind the wire;
 - ``metadata_answers``: Metadata answers encoded once per change of the metadata cache;
 - ``controlled_shutdown``: ``ControlledShutdownRouter``, data plane -> local controller;
+- ``broker_channels``: ``BrokerChannels``, where the controller service's requests go, and
+  ``LoggingChannels``, a stand-in that only logs them;
 - ``channel_manager``: ``ControllerChannelManager``, the controller's ``BrokerChannels``;
 - ``client``: ``WireClient``, a blocking request/response client.
 

@@ -1,5 +1,5 @@
 """``ControllerChannelManager``: the controller's connections to the brokers (seed 003),
-implementing ``adapters.runtime.channels.BrokerChannels``.
+implementing ``adapters.network.broker_channels.BrokerChannels``.
 
 One ``_BrokerChannel`` per broker (Kafka's ControllerBrokerStateInfo + RequestSendThread):
 a bounded queue and one sender thread, so **at most one request is in flight per broker**
@@ -36,13 +36,13 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from adapters.host.thread_priority import raise_priority
+from adapters.network.broker_channels import Deliver
 from adapters.network.client import WireClient
 from adapters.network.codec import ApiKey, CodecError
 from adapters.network.codec import convert as C
 from adapters.network.controlled_shutdown import ControlledShutdownRouter
 from adapters.network.shared_encoding import SharedEncodings
-from adapters.runtime.channels import Deliver
-from adapters.runtime.thread_priority import raise_priority
 from fsm.errors import ErrorCode
 from fsm.events import BrokerResponseReceived
 from fsm.requests import (

@@ -40,6 +40,7 @@ from collections import Counter, deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from adapters.host.thread_priority import raise_priority
 from adapters.network.codec import (
     Action,
     DecodeError,
@@ -51,7 +52,6 @@ from adapters.network.codec import (
 )
 from adapters.network.listener_config import ListenerSpec
 from adapters.network.request_channel import Plane, QueuedRequest, RequestChannel
-from adapters.runtime.thread_priority import raise_priority
 
 log = logging.getLogger("kcontrol.network")
 

@@ -29,8 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from adapters.host.thread_priority import raise_priority
 from adapters.network.codec import RequestHeader, encode_response_pieces
-from adapters.runtime.thread_priority import raise_priority
 
 log = logging.getLogger("kcontrol.network")
 

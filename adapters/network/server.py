@@ -6,7 +6,7 @@ With a control-plane listener (``ListenerConfig.control_plane_listener``):
 - the **control plane**: that listener alone, its own selector thread, its own request
   queue of capacity ``control_queue_capacity`` (20, KIP-291's value) and one handler
   thread, which writes its answers itself (``Listener._respond``). Both threads ask the
-  kernel for real-time priority (``adapters.runtime.thread_priority``). It accepts only what the controller sends: LeaderAndIsr, StopReplica,
+  kernel for real-time priority (``adapters.host.thread_priority``). It accepts only what the controller sends: LeaderAndIsr, StopReplica,
   UpdateMetadata. Anything else closes the connection;
 - the **data plane**: every other listener (one selector thread each), one shared queue
   (``data_queue_capacity``, Kafka's ``queued.max.requests`` = 500) and

@@ -34,9 +34,9 @@ from typing import Any
 from kazoo.client import KazooClient
 from kazoo.exceptions import KazooException, NoNodeError
 
-from adapters.zookeeper.codec_errors import ZnodeDecodeError
-from adapters.zookeeper.codec_values import LogDirEventZnode, broker_info
-from adapters.zookeeper.codecs import decode
+from adapters.zookeeper.codec import decode
+from adapters.zookeeper.codec.errors import ZnodeDecodeError
+from adapters.zookeeper.codec.values import LogDirEventZnode, broker_info
 from adapters.zookeeper.multi_read import children_many, read_many
 from fsm import zk_paths
 from fsm.values import (

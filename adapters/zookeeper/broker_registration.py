@@ -32,7 +32,7 @@ from kazoo.client import KazooClient
 from kazoo.exceptions import BadVersionError, NodeExistsError, NoNodeError
 from kazoo.protocol.states import KazooState
 
-from adapters.zookeeper import codecs
+from adapters.zookeeper import codec
 from adapters.zookeeper.writer import WriteAborted, ZkWriter
 from fsm import zk_paths as P
 from fsm.effects import BrokerZkWrite, CreateOp, SetDataOp
@@ -92,7 +92,7 @@ class BrokerRegistrar:
             reg = BrokerRegistration(self.broker_id, self.endpoints, self.rack,
                                      int(time.time() * 1000))
             try:
-                _, stat = client.create(path, codecs.encode(path, reg), ephemeral=True,
+                _, stat = client.create(path, codec.encode(path, reg), ephemeral=True,
                                         makepath=True, include_data=True)
                 if session is not None:
                     self._sessions.add(session)

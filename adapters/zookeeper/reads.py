@@ -31,9 +31,10 @@ from kazoo.client import KazooClient
 from kazoo.exceptions import NoNodeError
 from kazoo.protocol.serialization import Exists
 
-from adapters.zookeeper import codec_paths, codecs
-from adapters.zookeeper.codec_decode import decode_partition_state
-from adapters.zookeeper.codecs import ZnodeDecodeError
+from adapters.zookeeper import codec
+from adapters.zookeeper.codec import ZnodeDecodeError
+from adapters.zookeeper.codec import paths as codec_paths
+from adapters.zookeeper.codec.decoders import decode_partition_state
 from adapters.zookeeper.multi_read import call_many, full_path, read_batches
 from fsm import reads
 from fsm.events import BrokerMetadataLoaded, ControllerChange
@@ -83,7 +84,7 @@ class PartitionStateDecoder:
 
 
 class ZnodeDecoder:
-    """A znode's bytes -> its value (``codecs.decode``), or ``Malformed`` with the codec's
+    """A znode's bytes -> its value (``codec.decode``), or ``Malformed`` with the codec's
     reason: what the port hands the reader."""
 
     def __init__(self) -> None:
@@ -95,7 +96,7 @@ class ZnodeDecoder:
                 # paths built by ``zk_paths.partition_state`` for topics whose znode decoded
                 # (legal names): the codec itself, without classifying the path
                 return self.decode_state(path, data)
-            return codecs.decode(path, data)
+            return codec.decode(path, data)
         except ZnodeDecodeError as exc:
             return Malformed(str(exc))
 

@@ -83,9 +83,9 @@ from kazoo.protocol.serialization import (
 from kazoo.protocol.states import ZnodeStat
 from kazoo.security import OPEN_ACL_UNSAFE
 
-from adapters.zookeeper import codecs
-from adapters.zookeeper.codec_encode import encode_partition_state
-from adapters.zookeeper.codec_fields import INT32_MAX, legal_topic
+from adapters.zookeeper import codec
+from adapters.zookeeper.codec.encoders import encode_partition_state
+from adapters.zookeeper.codec.fields import INT32_MAX, legal_topic
 from adapters.zookeeper.multi_read import JUTE_MAXBUFFER, children_many, full_path, read_many
 from fsm import zk_paths
 from fsm.effects import CheckOp, CreateOp, DeleteOp, SetDataOp, ZkOp, ZkWrite
@@ -226,7 +226,7 @@ _LEGAL_TOPICS: dict[str, bool] = {}  # topic name -> legal_topic(name), bounded
 
 
 def _is_state_path(path: str) -> bool:
-    """``path`` is a partition state znode of Kafka's layout: what ``codec_paths.classify`` says
+    """``path`` is a partition state znode of Kafka's layout: what ``codec.paths.classify`` says
     (a legal topic name, a partition id without leading zeros within int32), without its
     regular expressions, and each topic's name checked once."""
     if not (path.startswith(_STATE_PREFIX) and path.endswith(_STATE_SUFFIX)):
@@ -249,7 +249,7 @@ def _encode(path: str, value: object, sequential: bool) -> bytes:
     if type(value) is LeaderAndIsr and _is_state_path(path):
         return encode_partition_state(path, value)
     # A sequential create names a prefix; the codec classifies the full (suffixed) name.
-    return codecs.encode(path + "0000000000" if sequential else path, value)
+    return codec.encode(path + "0000000000" if sequential else path, value)
 
 
 def _parents(path: str) -> list[str]:
@@ -353,7 +353,7 @@ class ZkWriter:
             if cls is SetDataOp:  # the common case first
                 try:
                     data = _encode(op.path, op.data, False)
-                except codecs.ZnodeEncodeError as exc:
+                except codec.ZnodeEncodeError as exc:
                     log.error("cannot encode %s: %s (op not sent)", op.path, exc)
                     bad.append((i, "EncodeError"))
                     continue
@@ -362,7 +362,7 @@ class ZkWriter:
             elif cls is CreateOp:
                 try:
                     data = _encode(op.path, op.data, op.sequential)
-                except codecs.ZnodeEncodeError as exc:
+                except codec.ZnodeEncodeError as exc:
                     log.error("cannot encode %s: %s (op not sent)", op.path, exc)
                     bad.append((i, "EncodeError"))
                     continue
@@ -554,8 +554,8 @@ class ZkWriter:
                 data, stat = got
                 version = stat.version
                 try:
-                    value = codecs.decode(path, data)
-                except (codecs.ZnodeDecodeError, ValueError) as exc:
+                    value = codec.decode(path, data)
+                except (codec.ZnodeDecodeError, ValueError) as exc:
                     log.error("cannot decode the current data of %s: %s", path, exc)
             out.append(WriteFailure(path, code, value, version))
         return out

@@ -82,7 +82,7 @@ _DISPATCH: dict[type, Callable[[BrokerCore, Any], list[BrokerEffect]]] = {
 HANDLED_EVENTS: tuple[str, ...] = tuple(t.__name__ for t in _DISPATCH)
 """The events a broker core handles (each by its own function)."""
 
-BrokerSnapshot = tuple  # see BrokerCore.snapshot for the layout
+BrokerSnapshot = tuple  # the layout: snapshot_codec.BrokerSnapshotFields
 
 
 class BrokerCore:
@@ -233,8 +233,8 @@ class BrokerCore:
     def snapshot(self) -> BrokerSnapshot:
         """Canonical, immutable and builtins-only (``snapshot_codec``): ``(state, epoch,
         controller_epoch, replicas, cache, pending, cs_attempts, shutdown_wanted,
-        registering, applied)``, every dict as a tuple of ``(key, encoded value)`` sorted by
-        key. Pickle it with ``Pickler.fast = True`` for a fingerprint: the memo would make
+        registering, applied)`` -- named field by field by ``snapshot_codec.BrokerSnapshotFields``
+        --, every dict as a tuple of ``(key, encoded value)`` sorted by key. Pickle it with ``Pickler.fast = True`` for a fingerprint: the memo would make
         the bytes depend on which equal objects happen to be shared.
 
         Cached until the next ``handle`` (a restored core that handles nothing gives back its

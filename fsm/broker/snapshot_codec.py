@@ -5,9 +5,14 @@ code and costs ~20x more than pickling the same fields as a tuple, and the world
 fingerprints pickled snapshots millions of times. So ``snapshot()`` holds plain tuples and
 ``restore`` rebuilds the immutable views. Decoding is memoised (views are immutable, so one
 object may serve every restored core); the memo is bounded and only trades memory for time.
+
+The layouts are named field by field below (``BrokerSnapshotFields`` and the values inside
+it; ``fsm.snapshot_fields``): NamedTuple classes that only name positions, never filled.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from fsm.broker.views import (
     AppliedMark,
@@ -17,6 +22,7 @@ from fsm.broker.views import (
     ReplicaView,
 )
 from fsm.broker_states import BrokerState
+from fsm.snapshot_fields import positions
 from fsm.values import BrokerInfo, Endpoint, LeaderAndIsr
 
 _MEMO_LIMIT = 200_000
@@ -24,6 +30,92 @@ _memo: dict[tuple, object] = {}
 
 ROLE_BY_VALUE = {r.value: r for r in ReplicaRole}
 STATE_BY_VALUE = {s.value: s for s in BrokerState}
+
+
+# ---------------------------------------------------------------- the layouts
+
+
+class BrokerSnapshotFields(NamedTuple):
+    """``BrokerCore.snapshot()``; each dict a tuple of ``(key, value)`` sorted by key."""
+
+    state: str  # the ``BrokerState`` value
+    epoch: int | None  # the broker epoch (czxid of its registration); None: not registered
+    controller_epoch: int  # the highest applied
+    replicas: tuple  # ``(tp, ReplicaFields)``
+    cache: tuple  # ``MetadataCacheFields``
+    pending: tuple  # ``(token, PendingWriteFields)``: its own ZooKeeper writes in flight
+    shutdown_attempts: int  # ControlledShutdown requests sent in this controlled shutdown
+    shutdown_wanted: bool  # SIGTERM received
+    registering: bool  # ``Register`` awaits its ``BrokerRegistered``
+    applied: tuple | None  # ``AppliedFields``: the last request applied, or None
+
+
+class ReplicaFields(NamedTuple):
+    """``encode_replica``: a ``ReplicaView`` (the same fields, the role as its value)."""
+
+    role: str
+    leader: int
+    leader_epoch: int
+    isr: tuple[int, ...]
+    zk_version: int
+    replicas: tuple[int, ...]
+    controller_epoch: int
+    fenced: bool
+    zk_seen: tuple | None  # ``ZkSeenFields``: what a failed ISR write found, or None
+
+
+class ZkSeenFields(NamedTuple):
+    """``ReplicaFields.zk_seen``: the partition state a failed ISR write found."""
+
+    leader: int
+    leader_epoch: int
+    isr: tuple[int, ...]
+    controller_epoch: int
+    version: int
+
+
+class MetadataCacheFields(NamedTuple):
+    """``MetadataCache.snapshot()``."""
+
+    partitions: tuple  # ``(tp, MetadataPartitionFields)``
+    live_brokers: tuple  # ``(broker id, fsm.snapshot_fields.BrokerInfoFields)``
+    controller_id: int | None
+
+
+class MetadataPartitionFields(NamedTuple):
+    """``encode_metadata_partition``: a ``MetadataPartition`` (the same fields)."""
+
+    leader: int
+    leader_epoch: int
+    isr: tuple[int, ...]
+    replicas: tuple[int, ...]
+    offline_replicas: tuple[int, ...]
+
+
+class PendingWriteFields(NamedTuple):
+    """``encode_pending``: a ``PendingWrite`` (the same fields)."""
+
+    kind: str
+    tp: tuple[str, int]
+    isr: tuple[int, ...]
+    base: tuple[int, int]
+
+
+class AppliedFields(NamedTuple):
+    """``encode_applied``: an ``AppliedMark`` (the same fields)."""
+
+    controller_epoch: int
+    broker_epoch: int
+    highest_before: int
+
+
+BROKER = positions(BrokerSnapshotFields)
+REPLICA = positions(ReplicaFields)
+ZK_SEEN = positions(ZkSeenFields)
+CACHE = positions(MetadataCacheFields)
+METADATA_PARTITION = positions(MetadataPartitionFields)
+PENDING = positions(PendingWriteFields)
+APPLIED = positions(AppliedFields)
 
 
 def _remember(key: tuple, value: object) -> None:

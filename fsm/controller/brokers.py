@@ -33,7 +33,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fsm.controller.context import P_NEXT, R_NEXT
 from fsm.controller.leader_selection import decide
 from fsm.controller.plan import Plan
 from fsm.controller.records import OFFLINE, SHUTDOWN, Decision, new_record
@@ -51,7 +50,6 @@ if TYPE_CHECKING:
 _P = PartitionState
 _R = ReplicaState
 _OFFLINE = _P.OfflinePartition
-_NON_EXISTENT = _P.NonExistentPartition
 _NON_EXISTENT_REPLICA = _R.NonExistentReplica
 
 
@@ -104,9 +102,9 @@ class BrokersMixin:
     def _on_brokers_failed(self: Controller, plan: Plan, failed: set[int],
                            unclean: bool) -> None:
         """Bulk path (a broker in 50,000 replica sets): per partition only dict and tuple
-        operations; each replica/partition transition is still checked against its table
-        (``R_NEXT``/``P_NEXT``, compiled from the tables) and logged, one record per group
-        of identical transitions (``Entities``). ``unclean``: whether a partition with no
+        operations; the replica and partition moves go through ``_move_replicas`` /
+        ``_move_partitions`` in one batch each (checked against the tables, logged one
+        record per group of identical transitions). ``unclean``: whether a partition with no
         live ISR member may elect outside the ISR here (see ``_on_broker_change``)."""
         ctx = self.ctx
         alive = set(ctx.live)
@@ -119,8 +117,8 @@ class BrokersMixin:
         writes = plan.writes
         epoch = self._epoch
         replicas_after = self._replicas_after_failure
-        rgroups: dict[tuple, list] = {}  # (source, target, reason) -> replicas
-        pgroups: dict[tuple, list] = {}  # (source, target, reason) -> partitions
+        rmoves: list = []  # (tp, broker, target)
+        pmoves: list = []  # (tp, OfflinePartition)
         memo: dict[tuple[int, int], tuple] = {}  # (id(states), id(replicas)) -> outcome
         for tp, replicas in ctx.assignment.items():
             if failed.isdisjoint(replicas):
@@ -128,27 +126,11 @@ class BrokersMixin:
             rs = rstates.get(tp, ())
             hit = memo.get((id(rs), id(replicas)))
             if hit is None or hit[0] is not rs or hit[1] is not replicas:
-                outcome = replicas_after(rs, replicas, failed)
-                logs = []  # (the log group of each allowed move, broker)
-                for b, cur, target, allowed in outcome[3]:
-                    if allowed:
-                        key = (cur._value_, target._value_, "broker failed")
-                        logs.append((rgroups.setdefault(key, []), b))
-                hit = memo[(id(rs), id(replicas))] = (*outcome, tuple(logs))
-            _, _, new_rs, moves, not_deleted, logs = hit
-            for g, b in logs:
-                g.append((tp, b))
-            if len(logs) != len(moves):
-                for b, _cur, target, allowed in moves:
-                    if not allowed:  # the table forbids it: logged as illegal, unchanged
-                        self._set_replica_state(tp, b, target, "broker failed")
-            if new_rs is not rs:
-                if new_rs:
-                    rstates[tp] = new_rs
-                else:
-                    rstates.pop(tp, None)
-            deleting = tp[0] in to_delete
-            if deleting:
+                hit = memo[(id(rs), id(replicas))] = replicas_after(rs, replicas, failed)
+            _, _, moves, not_deleted = hit
+            for b, target in moves:
+                rmoves.append((tp, b, target))
+            if tp[0] in to_delete:
                 if not_deleted:
                     ctx.ineligible.add(tp[0])
                 continue
@@ -157,18 +139,8 @@ class BrokersMixin:
                 continue
             li = st.leader_and_isr
             if li.leader in failed:
-                cur = pstate.get(tp, _NON_EXISTENT)
-                if cur is not _OFFLINE:
-                    if _OFFLINE in P_NEXT[cur._value_]:
-                        pstate[tp] = _OFFLINE
-                        key = (cur._value_, _OFFLINE._value_, "leader failed")
-                        g = pgroups.get(key)
-                        if g is None:
-                            pgroups[key] = [tp]
-                        else:
-                            g.append(tp)
-                    else:
-                        self._set_partition_state(tp, _OFFLINE, "leader failed")  # illegal
+                if pstate.get(tp) is not _OFFLINE:
+                    pmoves.append((tp, _OFFLINE))
             elif failed.isdisjoint(li.isr):
                 continue
             if tp in writes:
@@ -177,46 +149,35 @@ class BrokersMixin:
                 new = decide(OFFLINE, 0, replicas, li, alive, eligible, unclean, epoch)
                 if new is not None:
                     writes[tp] = new_record(Decision, (OFFLINE, 0, new, st.version, False))
-        self._log_batches("replica", rgroups)
-        self._log_batches("partition", pgroups)
+        self._move_replicas(rmoves, "broker failed")
+        self._move_partitions(pmoves, "leader failed")
 
-    def _replicas_after_failure(self: Controller, rs: tuple, replicas: tuple[int, ...],
-                                failed: set[int]) -> tuple:
-        """What a failure does to one partition's replica states ``rs``:
-        ``(rs, replicas, new_rs, moves, not_deleted)``; ``moves`` lists ``(broker, source,
-        target, allowed by the table)`` in replica order; a replica
-        DeletionStarted -> DeletionIneligible, others (not Offline, not DeletionSuccessful)
-        -> Offline; ``not_deleted``: a failed replica not DeletionSuccessful."""
-        ctx = self.ctx
-        new_rs = rs
+    @staticmethod
+    def _replicas_after_failure(rs: tuple, replicas: tuple[int, ...], failed: set[int]) -> tuple:
+        """What a failure does to the replicas of one partition whose replica states are
+        ``rs``: ``(rs, replicas, moves, not_deleted)``; ``moves`` lists ``(broker, target)``
+        in replica order: a replica DeletionStarted -> DeletionIneligible, others (not
+        NonExistent, Offline or DeletionSuccessful) -> Offline; ``not_deleted``: a failed
+        replica not DeletionSuccessful."""
         moves = []
         not_deleted = False
         for b in replicas:
             if b not in failed:
                 continue
             cur = _NON_EXISTENT_REPLICA
-            for x, s in new_rs:
+            for x, s in rs:
                 if x == b:
                     cur = s
                     break
             if cur is _NON_EXISTENT_REPLICA:
                 continue  # a reassignment's added replica not started yet: nothing to stop
             if cur is _R.ReplicaDeletionStarted:
-                target = _R.ReplicaDeletionIneligible
+                moves.append((b, _R.ReplicaDeletionIneligible))
             elif cur is not _R.OfflineReplica and cur is not _R.ReplicaDeletionSuccessful:
-                target = _R.OfflineReplica
-            else:
-                target = None
+                moves.append((b, _R.OfflineReplica))
             if cur is not _R.ReplicaDeletionSuccessful:
                 not_deleted = True
-            if target is None:
-                continue
-            if target in R_NEXT[cur._value_]:
-                new_rs = ctx.replica_states_with(new_rs, b, target)
-                moves.append((b, cur, target, True))
-            else:
-                moves.append((b, cur, target, False))
-        return (rs, replicas, new_rs, tuple(moves), not_deleted)
+        return (rs, replicas, tuple(moves), not_deleted)
 
     def _on_brokers_joined(self: Controller, plan: Plan, joined: set[int]) -> None:
         """Every replica on a joined broker goes OnlineReplica -- those of topics queued for
@@ -224,6 +185,7 @@ class BrokersMixin:
         broker is then resumed: ``_retry_ineligible_deletions``, and the follow-on round
         moves the replica Online -> Offline -> DeletionStarted)."""
         ctx = self.ctx
+        moves = []
         for tp, replicas in ctx.assignment.items():
             if joined.isdisjoint(replicas):
                 continue
@@ -231,7 +193,8 @@ class BrokersMixin:
                 if b in joined:
                     cur = ctx.replica_state(tp, b)
                     if cur in (_R.OfflineReplica, _R.NewReplica, _R.ReplicaDeletionIneligible):
-                        self._set_replica_state(tp, b, _R.OnlineReplica, "broker joined")
+                        moves.append((tp, b, _R.OnlineReplica))
+        self._move_replicas(moves, "broker joined")
         for b in sorted(joined):
             plan.followups.append(("join", b))
         self._plan_elections(plan, set(ctx.live), ctx.eligible())
@@ -266,6 +229,7 @@ class BrokersMixin:
         alive = set(ctx.live)
         eligible = ctx.eligible()
         plan = Plan()
+        offline = []  # the replicas it follows: -> OfflineReplica
         for tp, replicas in sorted(ctx.assignment.items()):
             if b not in replicas or tp[0] in ctx.to_delete:
                 continue
@@ -278,7 +242,8 @@ class BrokersMixin:
             else:
                 self._plan_decision(plan, tp, SHUTDOWN, b, alive, eligible)
                 if ctx.replica_state(tp, b) is not _R.OfflineReplica:
-                    self._set_replica_state(tp, b, _R.OfflineReplica, "controlled shutdown")
+                    offline.append((tp, b, _R.OfflineReplica))
                 plan.followups.append(("stop", b, tp, False))
+        self._move_replicas(offline, "controlled shutdown")
         plan.followups.append(("reply", b, ev.correlation))
         self._run(plan)

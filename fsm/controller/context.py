@@ -110,7 +110,7 @@ class ControllerContext:
         (the round and its retry round): ``(kind, arg, due)``, decided again in the
         follow-on rounds once ``due`` -- from the next event on (``Controller.handle``)."""
         self._interned: dict[object, object] = {}
-        # (id(old replica states), broker, id(target)) -> (old, new): set_replica_state_raw
+        # (id(old replica states), broker, id(target)) -> (old, new): replica_states_with
         # without re-sorting and re-hashing enum members; ``old`` is held so its id stays
         # unique while the entry lives (never snapshotted).
         self._rs_next: dict[tuple[int, int, int], tuple[ReplicaStates, ReplicaStates]] = {}
@@ -141,15 +141,6 @@ class ControllerContext:
                 return s
         return ReplicaState.NonExistentReplica
 
-    def set_replica_state_raw(self, tp: TopicPartition, broker: int,
-                              state: ReplicaState) -> None:
-        old = self.replica_states.get(tp, ())
-        new = self.replica_states_with(old, broker, state)
-        if new:
-            self.replica_states[tp] = new
-        else:
-            self.replica_states.pop(tp, None)
-
     def replica_states_with(self, old: ReplicaStates, broker: int,
                             state: ReplicaState) -> ReplicaStates:
         """``old`` with ``broker`` in ``state`` (absent for NonExistentReplica), sorted."""
@@ -168,11 +159,12 @@ class ControllerContext:
         return new
 
     def remove_topic(self, topic: str) -> None:
+        """Forget the topic; its partition and replica states must have left already (they
+        are written only by the controller's setters: ``Controller._move_partitions`` /
+        ``_move_replicas``)."""
         for tp in self.topics.pop(topic, ()):
             self.assignment.pop(tp, None)
             self.states.pop(tp, None)
-            self.partition_state.pop(tp, None)
-            self.replica_states.pop(tp, None)
             self.reassignments.pop(tp, None)
             self.owed.pop(tp, None)
         self.to_delete.discard(topic)

@@ -3,9 +3,10 @@
 
 This file holds the core: event dispatch, the write protocol (decide -> ``ZkWrite`` ->
 ``WriteResult`` -> requests, one BadVersion retry round, then the decision is owed to the
-next event), the partition and replica transition ops (``_set_partition_state`` /
-``_set_replica_state``), resignation, queries and snapshots. Each protocol lives in its
-own mixin module:
+next event), the state setters (``_move_partitions`` / ``_move_replicas``: the only
+writers of the partition and replica states, each move checked against its table),
+resignation, queries and snapshots. Events reach their handlers through ``_DISPATCH``, a
+table of functions. Each protocol lives in its own mixin module:
 
 * ``election.py`` -- controller election, the ZooKeeper session table, resignation triggers;
 * ``failover.py`` -- ``ClusterLoaded``: load everything, full state to every broker;
@@ -19,7 +20,9 @@ own mixin module:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import enum
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from fsm import zk_paths
 from fsm.controller.brokers import BrokersMixin
@@ -82,7 +85,7 @@ from fsm.events import (
 from fsm.partition_states import PARTITION_TABLE, PartitionState, partition_label
 from fsm.replica_states import REPLICA_TABLE, ReplicaState, replica_label
 from fsm.requests import ControlledShutdownResponse
-from fsm.transition_table import IllegalTransition
+from fsm.transition_table import IllegalTransition, TransitionTable
 from fsm.values import NO_LEADER, LeaderAndIsr, PartitionStateZk, TopicPartition
 from fsm.zk_session_states import ZkClientState
 
@@ -91,6 +94,7 @@ _R = ReplicaState
 _ONLINE = _P.OnlinePartition
 _OFFLINE = _P.OfflinePartition
 _NON_EXISTENT = _P.NonExistentPartition
+_NON_EXISTENT_REPLICA = _R.NonExistentReplica
 _NO_STATE = LeaderAndIsr(NO_LEADER, -1, (), -1)
 _CONNECTING = ZkClientState.CONNECTING
 _SESSION_BY_VALUE = {s.value: s for s in ZkClientState}
@@ -109,22 +113,26 @@ def state_path(topic: str, partition: int) -> str:
 _MAX_CHAINED = 4  # bound on follow-on rounds planned without a write in between
 _CONDITIONAL = ("expand", "expanded", "complete")  # followups applied only if committed
 
-_DISPATCH: dict[type, str] = {
-    Startup: "_on_startup",
-    ControllerChange: "_on_controller_change",
-    SessionStateChange: "_on_session_state_change",
-    ClusterLoaded: "_on_cluster_loaded",
-    BrokerChange: "_on_broker_change",
-    TopicChange: "_on_topic_change",
-    PartitionModification: "_on_partition_modification",
-    TopicDeletionRequest: "_on_topic_deletion_request",
-    ReassignmentRequest: "_on_reassignment_request",
-    PreferredElectionRequest: "_on_preferred_election_request",
-    IsrChangeNotification: "_on_isr_change_notification",
-    ControlledShutdown: "_on_controlled_shutdown",
-    BrokerResponseReceived: "_on_broker_response",
-    TimerFired: "_on_timer",
+_DISPATCH: dict[type, Callable[[Controller, Any], None]] = {
+    Startup: ElectionMixin._on_startup,
+    ControllerChange: ElectionMixin._on_controller_change,
+    SessionStateChange: ElectionMixin._on_session_state_change,
+    ClusterLoaded: FailoverMixin._on_cluster_loaded,
+    BrokerChange: BrokersMixin._on_broker_change,
+    TopicChange: TopicsMixin._on_topic_change,
+    PartitionModification: TopicsMixin._on_partition_modification,
+    TopicDeletionRequest: DeletionMixin._on_topic_deletion_request,
+    ReassignmentRequest: ReassignmentMixin._on_reassignment_request,
+    PreferredElectionRequest: PreferredMixin._on_preferred_election_request,
+    IsrChangeNotification: IsrNotificationsMixin._on_isr_change_notification,
+    ControlledShutdown: BrokersMixin._on_controlled_shutdown,
+    BrokerResponseReceived: DeletionMixin._on_broker_response,
+    TimerFired: DeletionMixin._on_timer,
 }
+"""The handler of each event type (``WriteResult`` is the write protocol's own, handled
+before this table is consulted), as the broker core's ``_DISPATCH``: functions taking the
+controller and the event, looked up by the event's exact type. A patch of a handler (a
+mutant, a test) replaces this module global, not a method of ``Controller``."""
 HANDLED_EVENTS: tuple[str, ...] = ("WriteResult", *(t.__name__ for t in _DISPATCH))
 """The events a controller acts on (``last_handled`` names one of them after ``handle``)."""
 _NEEDS_LOADED = {
@@ -271,14 +279,14 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
         else:
             if self.ctx.owed:
                 self._owed_due()  # a new event: owed decisions are decided again
-            name = _DISPATCH.get(type(event))
-            if name is None:
+            handler = _DISPATCH.get(type(event))
+            if handler is None:
                 self._log("rejected", None, "", "", f"unknown event {type(event).__name__}")
             elif type(event) in _NEEDS_LOADED and not (self._active and self._loaded):
                 pass  # not the (loaded) controller: a candidate ignores cluster events
             else:
                 self.last_handled = type(event).__name__
-                getattr(self, name)(event)
+                handler(self, event)
         out = self._effects
         if self._active:
             out.extend(self._batch.finish(self.ctx, self.config.broker_id, self._epoch))
@@ -298,55 +306,132 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
     def _reject(self, entity: object, reason: str) -> None:
         self._log("rejected", entity, "", "", reason)
 
-    # ------------------------------------------------------------------ table ops
+    # ------------------------------------------------------------------ the state setters
 
-    def _set_partition_state(self, tp: TopicPartition, target: PartitionState,
-                             reason: str) -> bool:
-        """The one place a partition changes state: checked against PARTITION_TABLE."""
+    def _move_partitions(self, moves: Iterable[tuple[TopicPartition, PartitionState]],
+                         reason: str, *, load: bool = False) -> None:
+        """The one place a partition's state is written (``ctx.partition_state``).
+
+        Every move ``(tp, target)`` is checked against PARTITION_TABLE (through ``P_NEXT``,
+        compiled from it: no enum hashing) in the order given, from the state memory holds
+        at that moment (so a batch may move one partition twice). An allowed move is applied
+        (``NonExistentPartition`` leaves the dict) and logged: one ``partition`` record per
+        group of identical transitions (same source and target; its entity an ``Entities``
+        when the group has several), the groups in the order they first appear, after any
+        ``illegal`` record of the batch. A move the table forbids changes nothing and is
+        logged as ``illegal`` -- never raised: outside input may lead to one.
+
+        ``load=True``: not a transition but the controller's memory following ZooKeeper --
+        it begins (the failover load: Kafka's ``initializePartitionState``; ZooKeeper, not a
+        decision of this controller, says the state, and the table has no move from
+        NonExistent to Online or Offline) or ends (a topic whose znode vanished without a
+        deletion: Kafka's ``removeTopic``). Not checked against the table; a move must start
+        from nothing in memory or end in nothing (else ``illegal``), and is logged as kind
+        ``loaded`` or ``forgotten`` (not a transition: ``--coverage`` does not count it)."""
         states = self.ctx.partition_state
-        cur = states.get(tp, _NON_EXISTENT)
-        if target not in P_NEXT[cur._value_]:  # PARTITION_TABLE.is_valid, without hashing
-            try:
-                PARTITION_TABLE.check(partition_label(*tp), cur, target)
-            except IllegalTransition as e:
-                self._log("illegal", tp, cur.value, target.value, str(e))
-            return False
-        if target is _NON_EXISTENT:
-            states.pop(tp, None)
-        else:
-            states[tp] = target
-        self.state_change_log.append(new_record(StateChange, ("partition", tp, cur, target,
-                                                               reason)))
-        return True
-
-    def _set_replica_state(self, tp: TopicPartition, broker: int, target: ReplicaState,
-                           reason: str) -> bool:
-        """The one place a replica changes state: checked against REPLICA_TABLE."""
-        cur = self.ctx.replica_state(tp, broker)
-        if target not in R_NEXT[cur._value_]:  # REPLICA_TABLE.is_valid, without hashing
-            try:
-                REPLICA_TABLE.check(replica_label(tp[0], tp[1], broker), cur, target)
-            except IllegalTransition as e:
-                self._log("illegal", (tp, broker), cur.value, target.value, str(e))
-            return False
-        if cur is not target:
-            self.ctx.set_replica_state_raw(tp, broker, target)
-        self.state_change_log.append(new_record(StateChange, ("replica", (tp, broker), cur,
-                                                               target, reason)))
-        return True
-
-    def _log_batches(self, kind: str, groups: dict) -> None:
-        """One record per group ``(source value, target value, reason) -> [entities]`` (in
-        order; keyed by the enum values: hashing a str is C, hashing an enum member is not)."""
-        log = self.state_change_log
-        by_value = P_BY_VALUE if kind == "partition" else R_BY_VALUE
-        for (cur, target, reason), entities in groups.items():
-            cur, target = by_value[cur], by_value[target]
-            if len(entities) == 1:
-                log.append(new_record(StateChange, (kind, entities[0], cur, target, reason)))
+        groups: dict[tuple[str, str], list] = {}
+        last_cur = last_target = None
+        group: list = []
+        for tp, target in moves:
+            cur = states.get(tp, _NON_EXISTENT)
+            if cur is not last_cur or target is not last_target:
+                if not ((cur is _NON_EXISTENT) is not (target is _NON_EXISTENT) if load
+                        else target in P_NEXT[cur._value_]):
+                    self._illegal(PARTITION_TABLE, tp, partition_label(*tp), cur, target, load)
+                    continue
+                last_cur, last_target = cur, target
+                key = (cur._value_, target._value_)
+                group = groups.get(key)  # type: ignore[assignment]
+                if group is None:
+                    group = groups[key] = []
+            if target is _NON_EXISTENT:
+                del states[tp]
             else:
-                log.append(new_record(StateChange, (kind, Entities(entities), cur, target,
-                                                    reason)))
+                states[tp] = target
+            group.append(tp)
+        if groups:
+            self._log_groups("partition", P_BY_VALUE, groups, reason,
+                             _NON_EXISTENT if load else None)
+
+    def _move_replicas(self, moves: Iterable[tuple[TopicPartition, int, ReplicaState]],
+                       reason: str, *, load: bool = False) -> None:
+        """The one place a replica's state is written (``ctx.replica_states``): as
+        ``_move_partitions``, for moves ``(tp, broker, target)`` against REPLICA_TABLE
+        (``R_NEXT``), records of kind ``replica``; a self-transition is checked and logged
+        and leaves memory as it is. ``load=True``: the failover load (Kafka's
+        ``initializeReplicaState``) or a vanished topic forgotten, as there.
+
+        Bulk path (a broker in 50,000 replica sets): a move is worked out once per
+        (partition's replica states, broker, target) -- the replica-state tuples are
+        interned, so a few distinct ones serve every partition -- and then only applied."""
+        ctx = self.ctx
+        rstates = ctx.replica_states
+        get = rstates.get
+        with_state = ctx.replica_states_with
+        groups: dict[tuple[str, str], list] = {}
+        # (id(replica states), broker, id(target)) -> (replica states, the states after the
+        # move or None when it is illegal, the append of its log group or the source state);
+        # the entry holds the replica states, so their id is not reused while the batch runs
+        memo: dict[tuple[int, int, int], tuple] = {}
+        remember = memo.get
+        ident = id
+        for tp, b, target in moves:
+            rs = get(tp, ())
+            hit = remember((ident(rs), b, ident(target)))
+            if hit is None:
+                cur = _NON_EXISTENT_REPLICA
+                for x, s in rs:
+                    if x == b:
+                        cur = s
+                        break
+                if (cur is _NON_EXISTENT_REPLICA) is not (target is _NON_EXISTENT_REPLICA) \
+                        if load else target in R_NEXT[cur._value_]:
+                    k = (cur._value_, target._value_)
+                    g = groups.get(k)
+                    if g is None:
+                        g = groups[k] = []
+                    hit = (rs, rs if cur is target else with_state(rs, b, target), g.append)
+                else:
+                    hit = (rs, None, cur)
+                memo[(ident(rs), b, ident(target))] = hit
+            new = hit[1]
+            if new is not rs:
+                if new is None:
+                    self._illegal(REPLICA_TABLE, (tp, b), replica_label(tp[0], tp[1], b),
+                                  hit[2], target, load)
+                    continue
+                if new:
+                    rstates[tp] = new
+                else:
+                    del rstates[tp]
+            hit[2]((tp, b))
+        if groups:
+            self._log_groups("replica", R_BY_VALUE, groups, reason,
+                             _NON_EXISTENT_REPLICA if load else None)
+
+    def _illegal(self, table: TransitionTable, entity: object, label: str, cur: enum.Enum,
+                 target: enum.Enum, load: bool) -> None:
+        if load:
+            self._log("illegal", entity, cur.value, target.value,
+                      f"{label}: memory holds {cur.value}: neither loaded nor forgotten")
+            return
+        try:
+            table.check(label, cur, target)
+        except IllegalTransition as e:
+            self._log("illegal", entity, cur.value, target.value, str(e))
+
+    def _log_groups(self, kind: str, by_value: dict, groups: dict, reason: str,
+                    nothing: enum.Enum | None) -> None:
+        """One record per group ``(source value, target value) -> [entities]``, in order
+        (keyed by the enum values: hashing a str is C, hashing an enum member is not).
+        ``nothing``: the table's initial state when the groups are a load (``loaded``, or
+        ``forgotten`` for a group whose target it is), None for transitions (``kind``)."""
+        log = self.state_change_log
+        for (cur, target), entities in groups.items():
+            cur, target = by_value[cur], by_value[target]
+            k = kind if nothing is None else "forgotten" if target is nothing else "loaded"
+            log.append(new_record(StateChange, (k, entities[0] if len(entities) == 1
+                                                else Entities(entities), cur, target, reason)))
 
     # ------------------------------------------------------------------ deciding
 
@@ -576,25 +661,26 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
         leader = st.leader_and_isr.leader
         target = _P.OnlinePartition if leader in self.ctx.live else _P.OfflinePartition
         if self.ctx.partition_state.get(tp) is not target:
-            self._set_partition_state(tp, target, f"re-read after failed write ({reason})")
+            self._move_partitions(((tp, target),), f"re-read after failed write ({reason})")
         self._batch.announce(tp)
 
     def _commit(self, decisions: Iterable[tuple[TopicPartition, Decision]]) -> None:
-        """Take the written states; partitions -> Online (live leader) or Offline, one log
-        record per group of identical partition transitions, one "leader" record per
-        partition; LeaderAndIsr to the replicas and UpdateMetadata to all."""
+        """Take the written states; partitions -> Online (live leader) or Offline (through
+        ``_move_partitions``, one batch per decision kind, the kind its reason), one "leader"
+        record per partition; an INIT partition's live NewReplicas -> Online; LeaderAndIsr
+        to the replicas and UpdateMetadata to all."""
         ctx = self.ctx
         live = ctx.live
         assignment = ctx.assignment
         states = ctx.states
-        pstate = ctx.partition_state
         log = self.state_change_log
         batch = self._batch
         lai = batch.lai
         um = batch.um
-        groups: dict[tuple, list] = {}
-        group: list = []
-        last_cur = last_target = last_kind = None
+        by_kind: dict[str, list] = {}  # decision kind -> partition moves
+        moves: list = []
+        last_kind = None
+        started: list = []  # the replicas of INIT partitions: NewReplica -> OnlineReplica
         for tp, d in decisions:
             replicas = assignment.get(tp)
             if replicas is None:
@@ -602,36 +688,30 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
             li = d.leader_and_isr
             kind = d.kind
             leader = li.leader
-            target = _ONLINE if leader != NO_LEADER and leader in live else _OFFLINE
-            cur = pstate.get(tp, _NON_EXISTENT)
+            if kind is not last_kind:
+                last_kind = kind
+                moves = by_kind.get(kind)  # type: ignore[assignment]
+                if moves is None:
+                    moves = by_kind[kind] = []
+            moves.append((tp, _ONLINE if leader != NO_LEADER and leader in live else _OFFLINE))
             before = states.get(tp)
-            if cur is last_cur and target is last_target and kind is last_kind:
-                pstate[tp] = target  # same transition as the previous partition: checked
-                group.append(tp)
-            elif target in P_NEXT[cur._value_]:  # the fast path of _set_partition_state
-                pstate[tp] = target
-                last_cur, last_target, last_kind = cur, target, kind
-                key = (cur._value_, target._value_, kind)
-                group = groups.get(key)
-                if group is None:
-                    group = groups[key] = []
-                group.append(tp)
-            else:
-                self._set_partition_state(tp, target, kind)  # logged as illegal
             states[tp] = PartitionStateZk(li, 0 if d.create else d.expected_version + 1)
             log.append(new_record(StateChange, ("leader", tp, None if before is None
                                                 else before.leader_and_isr, li, kind)))
             if kind == INIT:
                 for b in replicas:
                     if b in live and ctx.replica_state(tp, b) is _R.NewReplica:
-                        self._set_replica_state(tp, b, _R.OnlineReplica, "partition online")
+                        started.append((tp, b, _R.OnlineReplica))
             s = lai.get(replicas)  # RequestBatch.leader_and_isr, inlined
             if s is None:
                 lai[replicas] = {tp: None}
             else:
                 s[tp] = None
             um[tp] = None
-        self._log_batches("partition", groups)
+        for kind, moves in by_kind.items():
+            self._move_partitions(moves, kind)
+        if started:
+            self._move_replicas(started, "partition online")
 
     def _apply_followups(self, followups: Iterable[tuple]) -> None:
         batch = self._batch
@@ -655,9 +735,11 @@ class Controller(ElectionMixin, FailoverMixin, BrokersMixin, TopicsMixin, Deleti
                 batch.um.update(dict.fromkeys(self.ctx.topics.get(f[1], ())))
             elif k == "online":
                 tp = f[1]
-                for b in self.ctx.assignment.get(tp, ()):
-                    if b in self.ctx.live and self.ctx.replica_state(tp, b) is _R.NewReplica:
-                        self._set_replica_state(tp, b, _R.OnlineReplica, "partition online")
+                self._move_replicas([(tp, b, _R.OnlineReplica)
+                                     for b in self.ctx.assignment.get(tp, ())
+                                     if b in self.ctx.live
+                                     and self.ctx.replica_state(tp, b) is _R.NewReplica],
+                                    "partition online")
 
     def _reply_shutdown(self, broker: int, correlation: int) -> None:
         remaining = tuple(sorted(

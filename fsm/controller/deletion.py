@@ -63,6 +63,7 @@ class DeletionMixin:
             return
         b = ev.broker_id
         top_error = ev.response.error
+        moves: dict[str, list] = {}  # reason -> moves
         for key, err in ev.response.partition_errors:
             tp = ctx.tp(*key) if isinstance(key, tuple) and len(key) == 2 else None
             if tp is None or tp[0] not in ctx.to_delete:
@@ -70,11 +71,14 @@ class DeletionMixin:
             if ctx.replica_state(tp, b) is not _R.ReplicaDeletionStarted:
                 continue
             if err == ErrorCode.NONE and top_error == ErrorCode.NONE:
-                self._set_replica_state(tp, b, _R.ReplicaDeletionSuccessful, "replica deleted")
+                moves.setdefault("replica deleted", []).append(
+                    (tp, b, _R.ReplicaDeletionSuccessful))
             else:
-                self._set_replica_state(tp, b, _R.ReplicaDeletionIneligible,
-                                        f"StopReplica error {ErrorCode(err).name}")
+                moves.setdefault(f"StopReplica error {ErrorCode(err).name}", []).append(
+                    (tp, b, _R.ReplicaDeletionIneligible))
                 ctx.ineligible.add(tp[0])
+        for reason, batch in moves.items():
+            self._move_replicas(batch, reason)
         self._run(Plan())
 
     def _on_timer(self: Controller, ev: TimerFired) -> None:
@@ -89,10 +93,9 @@ class DeletionMixin:
     def _retry_ineligible_deletions(self: Controller) -> None:
         ctx = self.ctx
         for t in sorted(ctx.ineligible):
-            for tp in ctx.topics.get(t, ()):
-                for b, s in ctx.replica_states.get(tp, ()):
-                    if s is _R.ReplicaDeletionIneligible:
-                        self._set_replica_state(tp, b, _R.OfflineReplica, "retry deletion")
+            self._move_replicas([(tp, b, _R.OfflineReplica) for tp in ctx.topics.get(t, ())
+                                 for b, s in ctx.replica_states.get(tp, ())
+                                 if s is _R.ReplicaDeletionIneligible], "retry deletion")
             self._log("info", t, "ineligible", "queued", "retry deletion")
         ctx.ineligible.clear()
 
@@ -115,29 +118,29 @@ class DeletionMixin:
                 ctx.ineligible.add(t)
                 self._log("info", t, "queued", "ineligible", "replicas offline")
                 continue
-            started = False
-            for tp, b, s in pairs:
-                if s not in _STARTABLE:
-                    continue
-                if s is not _R.OfflineReplica:
-                    self._set_replica_state(tp, b, _R.OfflineReplica, "topic deletion")
+            start = [(tp, b, s) for tp, b, s in pairs if s in _STARTABLE]
+            if not start:
+                continue
+            self._move_replicas([(tp, b, _R.OfflineReplica) for tp, b, s in start
+                                 if s is not _R.OfflineReplica], "topic deletion")
+            self._move_replicas([(tp, b, _R.ReplicaDeletionStarted) for tp, b, _s in start],
+                                "topic deletion")
+            for tp, b, _s in start:
                 plan.followups.append(("stop", b, tp, False))
-                self._set_replica_state(tp, b, _R.ReplicaDeletionStarted, "topic deletion")
                 plan.followups.append(("stop", b, tp, True))
-                started = True
-            if started:
-                plan.followups.append(("deleting", t))
+            plan.followups.append(("deleting", t))
 
     def _complete_deletion(self: Controller, plan: Plan, t: str) -> None:
         ctx = self.ctx
-        for tp in ctx.topics.get(t, ()):
-            for b, _s in ctx.replica_states.get(tp, ()):
-                self._set_replica_state(tp, b, _R.NonExistentReplica, "topic deleted")
-            ps = ctx.partition_state.get(tp, _P.NonExistentPartition)
-            if ps is not _P.NonExistentPartition:
-                if ps is not _P.OfflinePartition:
-                    self._set_partition_state(tp, _P.OfflinePartition, "topic deleted")
-                self._set_partition_state(tp, _P.NonExistentPartition, "topic deleted")
+        tps = ctx.topics.get(t, ())
+        self._move_replicas([(tp, b, _R.NonExistentReplica) for tp in tps
+                             for b, _s in ctx.replica_states.get(tp, ())], "topic deleted")
+        pstate = ctx.partition_state
+        self._move_partitions([(tp, _P.OfflinePartition) for tp in tps
+                               if pstate.get(tp, _P.OfflinePartition) is not _P.OfflinePartition],
+                              "topic deleted")
+        self._move_partitions([(tp, _P.NonExistentPartition) for tp in tps if tp in pstate],
+                              "topic deleted")
         ctx.remove_topic(t)
         self._log("info", t, "deleting", "deleted", "all replicas deleted")
         plan.ops.append(DeleteOp(zk_paths.topic(t), recursive=True))

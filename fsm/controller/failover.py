@@ -1,16 +1,18 @@
 """Failover: ``ClusterLoaded`` makes the newly elected controller's state (seed 001 §D).
 
 Load live brokers, assignments, partition states, deletions and reassignments in flight
-(malformed entries are rejected and skipped; rejected and already finished
-reassignments are removed from ``/admin/reassign_partitions``); partitions with a live leader are Online,
-with a dead one Offline, without a state znode New; replicas on live brokers Online,
-others Offline (and out of the ISR: a dead ISR member is removed as on a broker failure,
-never the last member). Then one round: elect leaders for New/Offline partitions, preferred
-elections left in ZooKeeper, delete the handled admin and ISR-notification znodes; on
-its result a full LeaderAndIsr to every live broker for all its replicas and
-UpdateMetadata with every partition and the live brokers to all (even with no
-partition: the brokers learn the controller and the live set). Reassignments and deletions resume in the
-follow-on rounds; the deletion-retry and auto-rebalance timers start.
+(malformed entries are rejected and skipped; rejected and already finished reassignments
+are removed from ``/admin/reassign_partitions``); partitions with a live leader are
+Online, with a dead one Offline, without a state znode New; replicas on live brokers
+Online, others Offline (and out of the ISR: a dead ISR member is removed as on a broker
+failure, never the last member) -- a load, not transitions (``_load_states``: the setters'
+``load`` mode), followed by the replicas' startup self-transitions, which are. Then one
+round: elect leaders for New/Offline partitions, preferred elections left in ZooKeeper,
+delete the handled admin and ISR-notification znodes; on its result a full LeaderAndIsr to
+every live broker for all its replicas and UpdateMetadata with every partition and the
+live brokers to all (even with no partition: the brokers learn the controller and the live
+set). Reassignments and deletions resume in the follow-on rounds; the deletion-retry and
+auto-rebalance timers start.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from fsm.effects import DeleteOp, StartTimer
 from fsm.events import ClusterLoaded, TimerKind
 from fsm.partition_states import PartitionState
 from fsm.replica_states import ReplicaState
-from fsm.values import BrokerInfo, PartitionStateZk
+from fsm.values import BrokerInfo, PartitionStateZk, TopicPartition
 
 if TYPE_CHECKING:
     from fsm.controller.controller import Controller
@@ -71,21 +73,6 @@ class FailoverMixin:
             li = type(li)(li.leader, li.leader_epoch, ctx.intern(li.isr), li.controller_epoch)
             ctx.states[tp] = PartitionStateZk(li, psz.version)
         live = ctx.live
-        for tp, replicas in ctx.assignment.items():
-            st = ctx.states.get(tp)
-            if st is None:
-                ps = _P.NewPartition
-            elif st.leader_and_isr.leader in live:
-                ps = _P.OnlinePartition
-            else:
-                ps = _P.OfflinePartition
-            ctx.partition_state[tp] = ps
-            ctx.replica_states[tp] = ctx.intern(tuple(sorted(
-                ctx.intern((b, _R.OnlineReplica if b in live else _R.OfflineReplica))
-                for b in replicas)))
-        self._log("info", None, "", "", f"loaded {len(ctx.topics)} topics, "
-                  f"{len(ctx.assignment)} partitions, {len(live)} live brokers")
-        self._start_replica_states()
         plan = Plan()
         for t in sorted(snap.topics_to_delete):
             if t in ctx.topics:
@@ -108,7 +95,10 @@ class FailoverMixin:
                 rewrite = True
         if rewrite:
             plan.ops.append(self._reassignment_znode_op())
-        self._restart_expanded_reassignments()
+        replicas = self._load_states()
+        self._log("info", None, "", "", f"loaded {len(ctx.topics)} topics, "
+                  f"{len(ctx.assignment)} partitions, {len(live)} live brokers")
+        self._start_replica_states(replicas)
         self._loaded = True
         plan.followups.append(("full",))
         alive = set(live)
@@ -129,33 +119,56 @@ class FailoverMixin:
                                             self.config.leader_imbalance_check_interval_ms))
         self._run(plan)
 
-    def _start_replica_states(self: Controller) -> None:
-        """ReplicaStateMachine.startup after the load (Kafka's ``initializeReplicaState``
-        then ``handleStateChanges``): every replica on a live broker moves OnlineReplica ->
-        OnlineReplica (the full LeaderAndIsr of this failover starts it), every replica on a
-        dead broker OfflineReplica -> OfflineReplica -- checked against the table and logged,
-        one record per group."""
-        live = self.ctx.live
-        online: list = []
-        offline: list = []
-        for tp, rs in self.ctx.replica_states.items():
-            for b, _s in rs:
-                (online if b in live else offline).append((tp, b))
-        groups = {}
-        if online:
-            groups[(_R.OnlineReplica.value, _R.OnlineReplica.value,
-                    "controller failover: replica on a live broker")] = online
-        if offline:
-            groups[(_R.OfflineReplica.value, _R.OfflineReplica.value,
-                    "controller failover: replica on a dead broker")] = offline
-        self._log_batches("replica", groups)
+    def _load_states(self: Controller) -> list[tuple[TopicPartition, int, ReplicaState]]:
+        """The controller's memory of the partition and replica states begins: a load, not
+        transitions (Kafka's ``initializePartitionState`` / ``initializeReplicaState``). The
+        states are what ZooKeeper says, not moves this controller decides -- the tables have
+        no move from NonExistent to Online or Offline -- so they go through the setters'
+        ``load`` mode (logged as ``loaded``, not checked against the tables; the
+        self-transitions of ``_start_replica_states`` that follow are).
 
-    def _restart_expanded_reassignments(self: Controller) -> None:
+        Partitions: New without a state znode, Online with a live leader, else Offline.
+        Replicas: Online on a live broker, else Offline -- except the replicas a reassignment
+        must start again (``_replicas_to_restart``), which stay NonExistent. Returns the
+        replicas loaded, as ``(tp, broker, state)``."""
+        ctx = self.ctx
+        live = ctx.live
+        states = ctx.states
+        moves = []
+        for tp in ctx.assignment:
+            st = states.get(tp)
+            moves.append((tp, _P.NewPartition if st is None else _P.OnlinePartition
+                          if st.leader_and_isr.leader in live else _P.OfflinePartition))
+        self._move_partitions(moves, "controller failover: loaded", load=True)
+        restart = self._replicas_to_restart()
+        online, offline = _R.OnlineReplica, _R.OfflineReplica
+        replicas = [(tp, b, online if b in live else offline)
+                    for tp, rs in ctx.assignment.items() for b in rs
+                    if not restart or (tp, b) not in restart]
+        self._move_replicas(replicas, "controller failover: loaded", load=True)
+        return replicas
+
+    def _start_replica_states(self: Controller,
+                              replicas: list[tuple[TopicPartition, int, ReplicaState]]) -> None:
+        """ReplicaStateMachine.startup after the load (Kafka's ``initializeReplicaState``
+        then ``handleStateChanges``): every replica loaded (``replicas``, as ``(tp, broker,
+        state)``) on a live broker moves OnlineReplica -> OnlineReplica (the full LeaderAndIsr
+        of this failover starts it), every one on a dead broker OfflineReplica ->
+        OfflineReplica -- through ``_move_replicas``: checked against the table and logged,
+        one record per group."""
+        online = _R.OnlineReplica
+        self._move_replicas([m for m in replicas if m[2] is online],
+                            "controller failover: replica on a live broker")
+        self._move_replicas([m for m in replicas if m[2] is not online],
+                            "controller failover: replica on a dead broker")
+
+    def _replicas_to_restart(self: Controller) -> set[tuple[TopicPartition, int]]:
         """A reassignment found already expanded (the topic znode holds RS, a superset of the
         target) whose target replicas are not all in the ISR is restarted at its leader-epoch
         bump, as Kafka's ``onPartitionReassignment`` does on failover: the target replicas
-        not in the ISR go back to NonExistentReplica, so the first follow-on round bumps the
-        leader epoch and, once that committed, sends LeaderAndIsr to every replica of RS.
+        not in the ISR are not loaded (they stay NonExistentReplica), so the first follow-on
+        round bumps the leader epoch and, once that committed, sends LeaderAndIsr to every
+        replica of RS.
 
         The new controller cannot tell whether its predecessor's bump committed, and the
         failover's full LeaderAndIsr carries the unchanged leader epoch: a leader ignores a
@@ -164,17 +177,15 @@ class FailoverMixin:
         wait forever (found by ``kcontrol chaos``: a ZooKeeper leader killed while the
         controller was between the expansion and the bump)."""
         ctx = self.ctx
+        out: set[tuple[TopicPartition, int]] = set()
         for tp, target in ctx.reassignments.items():
             st = ctx.states.get(tp)
             replicas = ctx.assignment.get(tp)
             if st is None or replicas is None or not set(target) <= set(replicas):
                 continue
-            isr = set(st.leader_and_isr.isr)
-            if set(target) <= isr:
-                continue
-            ctx.replica_states[tp] = ctx.intern(tuple(sorted(
-                ctx.intern((b, _R.NonExistentReplica if b in target and b not in isr else s))
-                for b, s in ctx.replica_states[tp])))
+            isr = st.leader_and_isr.isr
+            out.update((tp, b) for b in target if b not in isr)
+        return out
 
     def _plan_dead_isr_removal(self: Controller, plan: Plan, alive: set[int],
                                eligible: set[int]) -> None:

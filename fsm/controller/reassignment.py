@@ -52,6 +52,8 @@ if TYPE_CHECKING:
 
 _R = ReplicaState
 _ADDING = (_R.NonExistentReplica, _R.NewReplica)
+_REMOVED = (_R.ReplicaDeletionStarted, _R.ReplicaDeletionSuccessful, _R.NonExistentReplica)
+"""A removed replica's moves after OfflineReplica (it is gone at once: StopReplica deletes it)."""
 
 
 class ReassignmentMixin:
@@ -184,9 +186,9 @@ class ReassignmentMixin:
     def _reassignment_started(self: Controller, tp: TopicPartition) -> None:
         """The leader-epoch bump committed: the added replicas are NewReplica."""
         ctx = self.ctx
-        for b in ctx.reassignments.get(tp, ()):
-            if ctx.replica_state(tp, b) is _R.NonExistentReplica:
-                self._set_replica_state(tp, b, _R.NewReplica, "reassignment: added")
+        self._move_replicas([(tp, b, _R.NewReplica) for b in ctx.reassignments.get(tp, ())
+                             if ctx.replica_state(tp, b) is _R.NonExistentReplica],
+                            "reassignment: added")
 
     def _reassignment_completed(self: Controller, tp: TopicPartition) -> str | None:
         """The completion state write committed: memory switches to the target; StopReplica
@@ -197,21 +199,19 @@ class ReassignmentMixin:
         if target is None or replicas is None:
             return None
         alive = ctx.live
-        for b in target:
-            if ctx.replica_state(tp, b) is _R.NewReplica and b in alive:
-                self._set_replica_state(tp, b, _R.OnlineReplica, "reassignment: in sync")
-        for b in replicas:
-            if b in target:
-                continue
-            if ctx.replica_state(tp, b) is not _R.OfflineReplica:
-                self._set_replica_state(tp, b, _R.OfflineReplica, "reassignment: removed")
-            self._set_replica_state(tp, b, _R.ReplicaDeletionStarted, "reassignment: removed")
+        self._move_replicas([(tp, b, _R.OnlineReplica) for b in target
+                             if ctx.replica_state(tp, b) is _R.NewReplica and b in alive],
+                            "reassignment: in sync")
+        removed = [b for b in replicas if b not in target]
+        self._move_replicas([(tp, b, _R.OfflineReplica) for b in removed
+                             if ctx.replica_state(tp, b) is not _R.OfflineReplica],
+                            "reassignment: removed")
+        self._move_replicas([(tp, b, state) for state in _REMOVED for b in removed],
+                            "reassignment: removed")
+        for b in removed:
             if b in alive:
                 self._batch.stop_replica(b, tp, False)
                 self._batch.stop_replica(b, tp, True)
-            self._set_replica_state(tp, b, _R.ReplicaDeletionSuccessful,
-                                    "reassignment: removed")
-            self._set_replica_state(tp, b, _R.NonExistentReplica, "reassignment: removed")
         ctx.assignment[tp] = target
         del ctx.reassignments[tp]
         self._log("info", tp, "", str(list(target)), "reassignment completed")

@@ -43,7 +43,9 @@ class StateChange(NamedTuple):
     kind: str  # "partition", "replica", "session", "leader" (a committed decision: the
     # state before, the state written, the decision kind), "isr" (an ISR change taken from
     # the leader), "rejected", "illegal", "gave-up", "info" ("session": a move of the
-    # controller's ZooKeeper session, entity None, source and target ``ZkClientState``)
+    # controller's ZooKeeper session, entity None, source and target ``ZkClientState``);
+    # "loaded" / "forgotten": a partition or replica state entering memory from ZooKeeper
+    # (the failover load) or leaving it (a vanished topic) -- not a move of the table
     entity: object
     source: object  # a state enum member, a value or ""
     target: object

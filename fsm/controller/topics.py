@@ -46,7 +46,7 @@ class TopicsMixin:
         for name in sorted(set(ctx.topics) - set(ev.names) - seen):
             if name not in ctx.to_delete:
                 self._log("info", name, "", "", "topic znode vanished: forgotten")
-                ctx.remove_topic(name)
+                self._forget_topic(name, "topic znode vanished")
         self._run(plan)
 
     def _on_partition_modification(self: Controller, ev: PartitionModification) -> None:
@@ -82,10 +82,23 @@ class TopicsMixin:
         ctx.topics[name] = tps
         alive = set(ctx.live)
         eligible = ctx.eligible()
-        for tp in tps[first:]:
-            replicas = ctx.intern(tuple(parts[tp[1]]))
-            ctx.assignment[tp] = replicas
-            self._set_partition_state(tp, _P.NewPartition, "partition created")
-            for b in replicas:
-                self._set_replica_state(tp, b, _R.NewReplica, "partition created")
+        new = tps[first:]
+        for tp in new:
+            ctx.assignment[tp] = ctx.intern(tuple(parts[tp[1]]))
+        self._move_partitions([(tp, _P.NewPartition) for tp in new], "partition created")
+        self._move_replicas([(tp, b, _R.NewReplica) for tp in new for b in ctx.assignment[tp]],
+                            "partition created")
+        for tp in new:
             self._plan_decision(plan, tp, INIT, 0, alive, eligible)
+
+    def _forget_topic(self: Controller, name: str, reason: str) -> None:
+        """Drop a topic from memory without a deletion (Kafka's ``removeTopic``): its
+        replicas and partitions leave memory through the setters' ``load`` mode -- not
+        transitions: the table has no way from Online to NonExistent but the deletion's."""
+        ctx = self.ctx
+        tps = ctx.topics.get(name, ())
+        self._move_replicas([(tp, b, _R.NonExistentReplica) for tp in tps
+                             for b, _s in ctx.replica_states.get(tp, ())], reason, load=True)
+        self._move_partitions([(tp, _P.NonExistentPartition) for tp in tps
+                               if tp in ctx.partition_state], reason, load=True)
+        ctx.remove_topic(name)

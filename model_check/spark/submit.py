@@ -5,9 +5,11 @@
 
 runs ``kcontrol check standard --engine spark --partitions 64 --json standard.json`` in the
 driver spark-submit starts, on its master and configuration (the command's ``--master``
-is not needed). The driver needs kcontrol installed (it also prints and writes reports);
-the executors need only the packages the search runs -- ``fsm``, ``invariants`` and
-``model_check``, plain Python -- which ``--py-files`` ships (README).
+is not needed). It is the checker's own command (``model_check.command``), not the
+``kcontrol`` command line: no adapter is imported. The driver needs kcontrol installed (it
+also prints and writes reports); the executors need only the packages the search runs --
+``fsm``, ``invariants`` and ``model_check``, plain Python -- which ``--py-files`` ships
+(README).
 """
 
 from __future__ import annotations
@@ -22,12 +24,12 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _here]
 
 
 def main(argv: list[str] | None = None) -> None:
-    from adapters.cli.check_cmd import check
+    from model_check.command import check_command
 
     args = list(sys.argv[1:] if argv is None else argv)
     if "--engine" not in args:
         args += ["--engine", "spark"]
-    check.main(args=args, prog_name="kcontrol check")
+    check_command().main(args=args, prog_name="kcontrol check")
 
 
 if __name__ == "__main__":

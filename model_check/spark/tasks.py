@@ -100,6 +100,7 @@ from model_check.symmetry import canonicalizer
 from model_check.world import World, WorldConfig
 from model_check.world.fingerprint import part_word
 from model_check.world.step_memo import memoised
+from model_check.world.world import ZOOKEEPER_AT
 
 VISITED, CAND, EDGE, GENERATED, SEED = range(5)
 COVERAGE = "coverage"
@@ -152,7 +153,7 @@ class Job:
         """The partition that holds the state ``snapshot`` of key ``key``."""
         if self.route == ROUTE_KEY:
             return key % self.partitions
-        return part_word(snapshot[0]) % self.partitions
+        return part_word(snapshot[ZOOKEEPER_AT]) % self.partitions
 
 
 _RUN: dict[str, tuple[Checks, dict[int, Any]]] = {}

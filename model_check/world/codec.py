@@ -229,3 +229,10 @@ def tag_of(cls: type) -> tuple[str, tuple[str, ...]]:
         _build_registry()
     _kind, tag, fields = _specs[cls]
     return tag, fields
+
+
+def tagged_positions(layout: type) -> Any:
+    """``fsm.snapshot_fields.positions`` for the encoding of a NamedTuple ``layout`` value,
+    ``(TAG, *fields)``: the instance of ``layout`` whose every field holds its position in
+    that tuple (``tagged_positions(Znode).czxid == 4``)."""
+    return layout._make(range(1, len(layout._fields) + 1))  # type: ignore[attr-defined]

@@ -10,7 +10,7 @@ client gets SessionExpired: the writer is no longer the controller either way).
 ZooKeeper connection loss (``ZK_DISCONNECT``; the session lives on until ``RECONNECT`` or
 an expiry), as the live adapters behave with kazoo:
 
-* controller session (``adapters.runtime.service``): kazoo's SUSPENDED queues
+* controller session (``adapters.controller.service``): kazoo's SUSPENDED queues
   ``SessionStateChange(CONNECTING)`` at the back of the event queue, and kazoo forgets every
   watcher and calls it with a NONE event: each queues its marker (``connection_lost``), so
   everything watched is read again -- and watched again -- once reconnected; nothing is
@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 
 from fsm import zk_paths as P
 from fsm.broker_states import BrokerState
+from fsm.controller.snapshot_fields import CONTROLLER
 from fsm.effects import (
     BecameController,
     BrokerZkWrite,
@@ -178,7 +179,7 @@ def next_index(w: World, b: int) -> int | None:
     q = w.queues[b]
     if not q:
         return None
-    paused = w.controller_snapshot(b)[5] == _CONNECTING
+    paused = w.controller_snapshot(b)[CONTROLLER.session] == _CONNECTING
     if paused:
         for i, item in enumerate(q):
             if type(item) is SessionStateChange:

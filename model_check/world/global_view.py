@@ -30,7 +30,7 @@ from model_check.world.config import DeleteTopic
 from model_check.world.facts import ControllerFacts, controller_facts
 from model_check.world.fingerprint import Shared, part_digest
 from model_check.world.world import World, broker_ids_of
-from model_check.world.zookeeper import ZooKeeper
+from model_check.world.zookeeper import ZOOKEEPER, ZooKeeper
 
 
 def zk_view(zk: ZooKeeper) -> ZkView:
@@ -166,7 +166,7 @@ def zk_view_of(world: World) -> ZkView:
     nothing else: sessions, watches and pending notifications leave it as it is). The key is
     the znode tuple itself: hashing it costs less than its digest, and most lookups find the
     very object (identity is tested first)."""
-    key = world.zk_snapshot()[0]
+    key = world.zk_snapshot()[ZOOKEEPER.nodes]
     known = _zk_views_by_id.get(id(key))
     if known is not None and known[0] is key:
         return known[1]

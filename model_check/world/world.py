@@ -10,9 +10,12 @@ deterministic order, ``apply(action)`` performs one and returns one-line descrip
 what happened. ``snapshot()``/``World.restore(snap, config)`` are canonical.
 
 Snapshots (builtins only) are a flat tuple of components: ``(zk, channels, controller 1..n,
-broker core 1..n, rest)`` where ``rest`` is ``(procs, queues, writes, timers, used, admin,
-accepted)`` (``accepted``: the reassignments a controller took in flight, which the
-invariants judge once they are no longer pending).
+broker core 1..n, rest)`` (``world_layout(n)`` says where each is) where ``rest`` is
+``(procs, queues, writes, timers, used, admin, accepted)`` (``RestSnapshotFields``;
+``accepted``: the reassignments a controller took in flight, which the invariants judge once
+they are no longer pending). The components' own layouts are named next to their producers:
+``ZooKeeperSnapshotFields``, ``fsm.controller.snapshot_fields``,
+``fsm.broker.snapshot_codec`` (``fsm.snapshot_fields``).
 Each component caches its snapshot until something changes it (ZooKeeper, channels and
 broker cores drop their own cache; the world drops a controller's when it hands it an
 event -- ``executor.handle_controller`` -- or replaces it), so a step re-encodes only what
@@ -32,7 +35,9 @@ from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from fsm import zk_paths as P
+from fsm.controller.snapshot_fields import CONTROLLER
 from fsm.events import TimerKind
+from fsm.snapshot_fields import positions
 from fsm.zk_session_states import ZkClientState
 from fsm.znodes import ControllerEpochZnode
 from model_check.world import actions as A
@@ -53,10 +58,67 @@ from model_check.world.cores import (
 from model_check.world.facts import broker_facts, controller_facts
 from model_check.world.fingerprint import Shared
 from model_check.world.state import Marker, PendingWrite, Proc
-from model_check.world.zookeeper import Notification, ZooKeeper, snapshot_has
+from model_check.world.zookeeper import ZOOKEEPER, Notification, ZooKeeper, snapshot_has
 from model_check.world.zookeeper import shared as zk_shared
 
 _CONNECTING = ZkClientState.CONNECTING.value
+_SESSION = CONTROLLER.session  # the controller's ZkClientState in its snapshot
+
+
+class WorldLayout(NamedTuple):
+    """Where the components of a world snapshot are, for ``n`` brokers (``world_layout``):
+    ``(zk, channels, controller 1..n, broker core 1..n, rest)``, the cores in broker id
+    order (``config.broker_ids``): controller ``ids[i]`` is ``snap[layout.controllers][i]``."""
+
+    zookeeper: int  # ``ZooKeeperSnapshotFields``
+    channels: int  # ``((encoded ChannelKey, encoded queue), ...)``, sorted
+    controllers: slice  # ``fsm.controller.snapshot_fields.ControllerSnapshotFields`` each
+    brokers: slice  # ``fsm.broker.snapshot_codec.BrokerSnapshotFields`` each
+    rest: int  # ``RestSnapshotFields``
+    size: int  # how many components
+
+
+_LAYOUTS: dict[int, WorldLayout] = {}
+
+
+def world_layout(n: int) -> WorldLayout:
+    """The layout of the snapshot of a world of ``n`` brokers."""
+    layout = _LAYOUTS.get(n)
+    if layout is None:
+        layout = _LAYOUTS[n] = WorldLayout(0, 1, slice(2, 2 + n), slice(2 + n, 2 + 2 * n),
+                                           2 + 2 * n, 3 + 2 * n)
+    return layout
+
+
+ZOOKEEPER_AT, CHANNELS_AT = world_layout(0)[:2]
+"""The places of ZooKeeper and the channels, whatever the broker count."""
+
+
+class RestSnapshotFields(NamedTuple):
+    """The world's own component of its snapshot (``World._rest_snapshot``), field by field
+    (a field list: the snapshot stays a plain tuple)."""
+
+    procs: tuple  # ``tuple(Proc)`` of each broker process, by broker id: ``PROC``
+    queues: tuple  # each controller's event queue, encoded, by broker id
+    writes: tuple  # encoded ``(broker, PendingWrite)``, sorted
+    timers: tuple  # ``TimerFields``, sorted
+    used: tuple  # ``(budget kind, spent)``, sorted
+    admin: tuple[int, ...]  # the admin actions performed (their indices), sorted
+    accepted: tuple  # ``(tp, target)``: the reassignments a controller took in flight
+
+
+class TimerFields(NamedTuple):
+    """A running timer in ``RestSnapshotFields.timers``."""
+
+    broker: int
+    role: str  # "c": the controller's, "b": the broker core's
+    kind: str  # the ``TimerKind`` value
+
+
+REST = positions(RestSnapshotFields)
+PROC = positions(Proc)
+"""Positions in a process's entry of ``RestSnapshotFields.procs`` (``tuple(Proc)``)."""
+TIMER = positions(TimerFields)
 
 PERIODIC_TIMERS = frozenset({TimerKind.AUTO_REBALANCE.value})
 """Timers that re-arm forever: they do not keep a world from being quiescent."""
@@ -163,11 +225,11 @@ def _template(snap: tuple, config: WorldConfig
     if hit is not None and hit[0] is snap and hit[1] is config:
         return hit[2]  # type: ignore[return-value]
     ids = _ids(config)
-    n = len(ids)
-    assert len(snap) == 3 + 2 * n, "a snapshot of a world with another broker count"
-    out = (dict(zip(ids, snap[2:2 + n], strict=False)),
-           dict(zip(ids, snap[2 + n:2 + 2 * n], strict=False)),
-           _rest_base(snap[2 + 2 * n], ids), *_restorers(config))
+    layout = world_layout(len(ids))
+    assert len(snap) == layout.size, "a snapshot of a world with another broker count"
+    out = (dict(zip(ids, snap[layout.controllers], strict=False)),
+           dict(zip(ids, snap[layout.brokers], strict=False)),
+           _rest_base(snap[layout.rest], ids), *_restorers(config))
     if len(_TEMPLATES) >= 20_000:
         _TEMPLATES.clear()
     _TEMPLATES[id(snap)] = (snap, config, out)
@@ -201,7 +263,7 @@ def _encoded_queues(queues: dict[int, tuple], ids: tuple[int, ...],
     restored encoding (a step changes one queue at most)."""
     if base is None:
         return tuple([encode(q) if (q := queues[b]) else () for b in ids])
-    was, old = base.queues, base.snap[1]
+    was, old = base.queues, base.snap[REST.queues]
     return tuple([old[i] if (q := queues[b]) is was[b] else _encode_queue(q, was[b], old[i])
                   for i, b in enumerate(ids)])
 
@@ -367,18 +429,19 @@ class World:
         """An equal snapshot whose components are this process's shared objects (the ones
         ``snapshot()`` and the step memo hand out): a state that arrives from elsewhere (a
         Spark bundle) is then known to the memos keyed by identity."""
-        return (_canonical(snap[0], zk_shared), _canonical(snap[1], channels_shared),
-                *[_canonical(c, shared_snapshot) for c in snap[2:-1]],
-                _canonical(snap[-1], _shared_rest))
+        zk, ch, *cores, rest = snap  # world_layout: ZooKeeper, channels, the cores, rest
+        return (_canonical(zk, zk_shared), _canonical(ch, channels_shared),
+                *[_canonical(c, shared_snapshot) for c in cores],
+                _canonical(rest, _shared_rest))
 
     @classmethod
     def restore(cls, snap: tuple, config: WorldConfig) -> World:
         w = cls.__new__(cls)
         w.config = config
         w._zk = None
-        w._zk_snap = snap[0]
+        w._zk_snap = snap[ZOOKEEPER_AT]
         w._channels = None
-        w._ch_snap = snap[1]
+        w._ch_snap = snap[CHANNELS_AT]
         csnap, bsnap, base, make_c, make_b = _template(snap, config)
         w._csnap = csnap = csnap.copy()
         w._bsnap = bsnap = bsnap.copy()
@@ -466,7 +529,7 @@ class World:
 
     def _pending(self) -> list[Notification] | tuple[Notification, ...]:
         zk = self._zk
-        return zk.pending if zk is not None else decode(self._zk_snap[6])
+        return zk.pending if zk is not None else decode(self._zk_snap[ZOOKEEPER.pending])
 
     def _next_notification(self, session: int) -> Notification | None:
         for n in self._pending():
@@ -483,7 +546,8 @@ class World:
 
     def _alive(self, session: int) -> bool:
         zk = self._zk
-        return zk.alive(session) if zk is not None else session in self._zk_snap[3]
+        return zk.alive(session) if zk is not None \
+            else session in self._zk_snap[ZOOKEEPER.sessions]
 
     # ------------------------------------------------------------ budgets
 
@@ -512,7 +576,7 @@ class World:
             # the head, unless the connection is lost or the controller paused (some events
             # are held then: ``executor.next_index``)
             if (not procs[b].controller_disconnected
-                    and self.controller_snapshot(b)[5] != _CONNECTING) \
+                    and self.controller_snapshot(b)[_SESSION] != _CONNECTING) \
                     or X.next_index(self, b) is not None:
                 out.append(A.Action(A.PROCESS, b))
         for b in ids:

@@ -28,8 +28,9 @@ from bisect import bisect_left
 from typing import NamedTuple
 
 from fsm.effects import CheckOp, CreateOp, DeleteOp, SetDataOp, ZkOp
+from fsm.snapshot_fields import positions
 from fsm.znodes import EmptyZnode
-from model_check.world.codec import decode, decoded_dict, encode
+from model_check.world.codec import decode, decoded_dict, encode, tagged_positions
 from model_check.world.fingerprint import Shared
 
 OK = "Ok"
@@ -65,6 +66,26 @@ class Notification(NamedTuple):
     session: int
     path: str
     kind: str
+
+
+class ZooKeeperSnapshotFields(NamedTuple):
+    """``ZooKeeper.snapshot()``, field by field (``fsm.snapshot_fields``: the snapshot stays a
+    plain tuple)."""
+
+    nodes: tuple  # ``(path, encoded Znode)`` sorted by path: ``ZNODE`` names the positions
+    zxid: int
+    next_session: int
+    sessions: tuple[int, ...]  # the live sessions, sorted
+    data_watches: tuple  # ``(session, path)``, sorted
+    child_watches: tuple  # ``(session, path)``, sorted
+    pending: tuple  # the encoded ``Notification``s not delivered yet, in order
+
+
+ZOOKEEPER = positions(ZooKeeperSnapshotFields)
+ZNODE = tagged_positions(Znode)
+"""Positions in an encoded znode ``(TAG, *Znode fields)``: ``enc[ZNODE.czxid]``."""
+NOTIFICATION = tagged_positions(Notification)
+"""Positions in an encoded ``Notification``."""
 
 
 class OpResult(NamedTuple):

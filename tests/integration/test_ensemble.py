@@ -17,8 +17,7 @@ from click.testing import CliRunner
 from kazoo.client import KazooClient
 
 from adapters.cli.zookeeper_cmd import zookeeper
-from adapters.zookeeper import four_letter
-from adapters.zookeeper.ensemble import (
+from adapters.ensemble import (
     STATE_FILE,
     AlreadyRunningError,
     Ensemble,
@@ -28,6 +27,7 @@ from adapters.zookeeper.ensemble import (
     PortInUseError,
     QuorumError,
     ServerStatus,
+    four_letter,
     is_server_process,
     process_alive,
     wait_for,

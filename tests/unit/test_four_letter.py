@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adapters.zookeeper import four_letter
-from adapters.zookeeper.four_letter import FourLetterError, parse_mntr, parse_srvr
+from adapters.ensemble import four_letter
+from adapters.ensemble.four_letter import FourLetterError, parse_mntr, parse_srvr
 
 VERSION = "3.8.0-${mvngit.commit.id}, built on 2024-12-29 17:54 UTC"
 LEADER_SRVR = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 
-from adapters.runtime import gc_tuning
+from adapters.host import gc_tuning
 
 
 def test_thresholds_raised_and_startup_frozen() -> None:

@@ -1,4 +1,4 @@
-"""``adapters.runtime.thread_priority``: the control plane's threads at SCHED_FIFO, per thread,
+"""``adapters.host.thread_priority``: the control plane's threads at SCHED_FIFO, per thread,
 only when asked, with a clear refusal for ``realtime`` and one warning for ``auto``."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from adapters.cli import main
-from adapters.runtime import thread_priority as priority
+from adapters.host import thread_priority as priority
 
 PERMITTED = priority.available() is None
 

@@ -10,7 +10,7 @@ from kazoo.client import KazooClient
 
 from adapters.cli import main
 from adapters.zookeeper.audit import audit, view_from_zookeeper
-from adapters.zookeeper.codecs import encode
+from adapters.zookeeper.codec import encode
 from fsm import zk_paths
 from fsm.values import Endpoint, LeaderAndIsr, TopicAssignment
 from fsm.znodes import (

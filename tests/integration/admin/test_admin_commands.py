@@ -11,7 +11,7 @@ from click.testing import CliRunner, Result
 from kazoo.client import KazooClient
 
 from adapters.cli import main
-from adapters.zookeeper.codecs import encode
+from adapters.zookeeper.codec import encode
 from fsm import zk_paths
 from fsm.values import Endpoint, LeaderAndIsr, TopicAssignment
 from fsm.znodes import BrokerRegistration

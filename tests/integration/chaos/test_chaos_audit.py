@@ -20,7 +20,7 @@ from adapters.chaos.observe import DECIDED_WITHIN_INTERVAL, WIRE_METADATA
 from adapters.chaos.plan import Action, ActionKind
 from adapters.chaos.runner import Campaign, Settings
 from adapters.chaos.sessions import derive_password, expire_session
-from adapters.zookeeper.ensemble import Ensemble
+from adapters.ensemble import Ensemble
 from fsm import zk_paths
 
 pytestmark = pytest.mark.integration

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from adapters.chaos.plan import FaultKind, make_plan
-from adapters.zookeeper.processes import process_alive
+from adapters.ensemble.processes import process_alive
 
 pytestmark = pytest.mark.integration
 

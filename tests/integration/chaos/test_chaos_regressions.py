@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from kazoo.client import KazooClient
 
-from adapters.zookeeper import codecs
+from adapters.zookeeper import codec
 from adapters.zookeeper.reads import KazooReadPort
 from fsm import zk_paths as P
 from fsm.controller import Controller, ControllerConfig
@@ -89,10 +89,10 @@ def test_failover_snapshot_lists_isr_notifications_before_reading_states(
     zk_client.ensure_path(P.ISR_CHANGE_NOTIFICATION)
     zk_client.ensure_path(P.BROKER_IDS)
     path = P.topic("t")
-    zk_client.create(path, codecs.encode(path, TopicAssignment.of({0: [1, 2]})),
+    zk_client.create(path, codec.encode(path, TopicAssignment.of({0: [1, 2]})),
                      makepath=True)
     spath = P.partition_state("t", 0)
-    zk_client.create(spath, codecs.encode(spath, LeaderAndIsr(1, 0, (1,), 1)), makepath=True)
+    zk_client.create(spath, codec.encode(spath, LeaderAndIsr(1, 0, (1,), 1)), makepath=True)
     port = KazooReadPort(zk_client, timeout=10.0)
     real = port.get_many
     wrote = []
@@ -101,9 +101,9 @@ def test_failover_snapshot_lists_isr_notifications_before_reading_states(
         got = real(paths, watch)
         if list(paths) == [spath]:  # the controller's read of the states...
             # ... then the leader expands its ISR and announces it
-            zk_client.set(spath, codecs.encode(spath, LeaderAndIsr(1, 0, (1, 2), 1)))
+            zk_client.set(spath, codec.encode(spath, LeaderAndIsr(1, 0, (1, 2), 1)))
             npath = P.ISR_CHANGE_NOTIFICATION + "/" + P.ISR_CHANGE_PREFIX
-            zk_client.create(npath, codecs.encode(npath + "0000000000",
+            zk_client.create(npath, codec.encode(npath + "0000000000",
                                                   IsrChangeZnode((("t", 0),))), sequence=True)
             wrote.append(spath)
         return got

@@ -11,7 +11,7 @@ from kazoo.client import KazooClient
 
 from adapters.admin import topics
 from adapters.cluster import Cluster
-from adapters.zookeeper.ensemble import Ensemble
+from adapters.ensemble import Ensemble
 from tests.integration.cluster.cluster_helpers import (
     SESSION_MS,
     has_topic,

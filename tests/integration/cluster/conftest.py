@@ -10,7 +10,7 @@ from cluster_helpers import SESSION_MS
 from kazoo.client import KazooClient
 
 from adapters.cluster import Cluster
-from adapters.zookeeper.ensemble import Ensemble
+from adapters.ensemble import Ensemble
 from tests.zk_chroot import new_chroot, rooted_client
 
 

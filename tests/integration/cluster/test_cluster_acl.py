@@ -18,8 +18,8 @@ import pytest
 from kazoo.exceptions import NoAuthError
 
 from adapters.cluster import Cluster
+from adapters.ensemble import Ensemble
 from adapters.zookeeper.connect import AUTH_ENV, ZkAuth, make_client, secure_acl
-from adapters.zookeeper.ensemble import Ensemble
 from fsm import zk_paths as P
 
 pytestmark = pytest.mark.integration

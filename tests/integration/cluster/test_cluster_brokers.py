@@ -26,11 +26,11 @@ from kazoo.recipe.watchers import DataWatch
 
 from adapters.admin import topics
 from adapters.cluster import Cluster
+from adapters.host import thread_priority as priority
 from adapters.network import WireClient
 from adapters.network.codec import ApiKey
 from adapters.network.codec import convert as C
-from adapters.runtime import thread_priority as priority
-from adapters.zookeeper import codecs
+from adapters.zookeeper import codec
 from fsm import zk_paths as P
 from fsm.requests import UpdateMetadataRequest
 from fsm.values import LeaderAndIsr
@@ -161,7 +161,7 @@ def test_sigterm_moves_leadership_before_exit(ready: Cluster, observer: KazooCli
         def on_change(data: bytes | None, stat) -> bool:  # noqa: ANN001
             if data is None:
                 return False
-            li = codecs.decode(P.partition_state(*tp), data)
+            li = codec.decode(P.partition_state(*tp), data)
             if isinstance(li, LeaderAndIsr) and li.leader != victim:
                 with lock:
                     moved_at.setdefault(tp, stat.mzxid)

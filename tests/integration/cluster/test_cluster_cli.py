@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.zookeeper.processes import process_alive
+from adapters.ensemble.processes import process_alive
 
 pytestmark = pytest.mark.integration
 

@@ -8,7 +8,8 @@ import pytest
 from kazoo.client import KazooClient
 from runtime_helpers import SESSION_MS
 
-from adapters.runtime import ControllerService, LoggingChannels
+from adapters.controller import ControllerService
+from adapters.network.broker_channels import LoggingChannels
 from adapters.zookeeper.broker_registration import BrokerRegistrar
 from fsm.values import Endpoint
 

@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 from kazoo.client import KazooClient
 
-from adapters.runtime import ControllerService
-from adapters.zookeeper import codecs
+from adapters.controller import ControllerService
+from adapters.zookeeper import codec
 from fsm import zk_paths as P
 
 SESSION_MS = 4000
@@ -37,9 +37,9 @@ def controller_znode(client: KazooClient) -> tuple[int | None, int, int]:
     cid = None
     if stat is not None:
         data, _ = client.get(P.CONTROLLER)
-        cid = codecs.decode(P.CONTROLLER, data).broker_id
+        cid = codec.decode(P.CONTROLLER, data).broker_id
     data, st = client.get(P.CONTROLLER_EPOCH)
-    return cid, codecs.decode(P.CONTROLLER_EPOCH, data).epoch, st.version
+    return cid, codec.decode(P.CONTROLLER_EPOCH, data).epoch, st.version
 
 
 def expire_on_server(client: KazooClient, hosts: str) -> None:

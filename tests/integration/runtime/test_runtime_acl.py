@@ -18,11 +18,12 @@ from kazoo.security import OPEN_ACL_UNSAFE, Permissions, make_acl
 from runtime_helpers import SESSION_MS, controller_znode, wait_until
 
 from adapters.cli import main
-from adapters.runtime import ControllerService, LoggingChannels
-from adapters.zookeeper import codecs
+from adapters.controller import ControllerService
+from adapters.ensemble import Ensemble
+from adapters.network.broker_channels import LoggingChannels
+from adapters.zookeeper import codec
 from adapters.zookeeper.broker_registration import BrokerRegistrar
 from adapters.zookeeper.connect import AUTH_ENV, ZkAuth, ensure_chroot, make_client, secure_acl
-from adapters.zookeeper.ensemble import Ensemble
 from fsm import zk_paths as P
 from fsm.values import Endpoint, LeaderAndIsr
 
@@ -109,7 +110,7 @@ def state(client: KazooClient, topic: str, p: int) -> LeaderAndIsr | None:
     client.sync(path)
     if client.exists(path) is None:
         return None
-    return codecs.decode(path, client.get(path)[0])
+    return codec.decode(path, client.get(path)[0])
 
 
 def shape(acl: list) -> list[tuple[int, str, str]]:

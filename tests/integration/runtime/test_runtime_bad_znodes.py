@@ -4,7 +4,7 @@ values, deep nesting, unknown versions, empty data. The controller logs an ERROR
 path, skips the bad item, and keeps serving everything else: a good topic created afterwards
 still gets leaders, a broker change is still handled, good admin requests are still done.
 
-The znodes (``fsm.zk_paths`` and the codecs of ``adapters.zookeeper.codecs``): ``/controller``,
+The znodes (``fsm.zk_paths`` and the codecs of ``adapters.zookeeper.codec``): ``/controller``,
 ``/controller_epoch``, ``/brokers/ids/<id>``, ``/brokers/topics/<t>``, the partition state
 znodes, ``/admin/delete_topics/<t>``, ``/admin/reassign_partitions``,
 ``/admin/preferred_replica_election``, ``/isr_change_notification/isr_change_<seq>``. kcontrol
@@ -21,8 +21,9 @@ import pytest
 from kazoo.client import KazooClient
 from runtime_helpers import controller_znode, wait_until
 
-from adapters.runtime import ControllerService, LoggingChannels
-from adapters.zookeeper import codecs
+from adapters.controller import ControllerService
+from adapters.network.broker_channels import LoggingChannels
+from adapters.zookeeper import codec
 from fsm import zk_paths as P
 from fsm.values import LeaderAndIsr, TopicAssignment
 
@@ -126,7 +127,7 @@ def no_tracebacks(caplog: pytest.LogCaptureFixture) -> None:
 
 def create_topic(client: KazooClient, name: str, assignment: dict[int, list[int]]) -> None:
     path = P.topic(name)
-    client.create(path, codecs.encode(path, TopicAssignment.of(assignment)), makepath=True)
+    client.create(path, codec.encode(path, TopicAssignment.of(assignment)), makepath=True)
 
 
 def state(client: KazooClient, topic: str, p: int) -> LeaderAndIsr | None:
@@ -134,8 +135,8 @@ def state(client: KazooClient, topic: str, p: int) -> LeaderAndIsr | None:
     if client.exists(path) is None:
         return None
     try:
-        return codecs.decode(path, client.get(path)[0])
-    except codecs.ZnodeDecodeError:
+        return codec.decode(path, client.get(path)[0])
+    except codec.ZnodeDecodeError:
         return None
 
 
@@ -144,8 +145,8 @@ def shrink_isr(client: KazooClient, topic: str, p: int) -> None:
     conditional write that bumps the state znode's version)."""
     path = P.partition_state(topic, p)
     data, stat = client.get(path)
-    li = codecs.decode(path, data)
-    client.set(path, codecs.encode(path, LeaderAndIsr(li.leader, li.leader_epoch, (li.leader,),
+    li = codec.decode(path, data)
+    client.set(path, codec.encode(path, LeaderAndIsr(li.leader, li.leader_epoch, (li.leader,),
                                                       li.controller_epoch)), stat.version)
 
 

@@ -9,7 +9,7 @@ import pytest
 from kazoo.client import KazooClient
 from runtime_helpers import SESSION_MS, expire_on_server, wait_until
 
-from adapters.zookeeper import codecs
+from adapters.zookeeper import codec
 from adapters.zookeeper.broker_registration import BrokerRegistrar
 from fsm import zk_paths as P
 from fsm.effects import BrokerZkWrite, CreateOp, SetDataOp
@@ -33,7 +33,7 @@ def test_register_reregister_and_isr_writes(zk_chroot: str, zk_client: KazooClie
         zk_client.sync(P.broker(7))
         data, stat = zk_client.get(P.broker(7))
         assert stat.czxid == epoch and stat.ephemeralOwner == c.client_id[0]
-        value = codecs.decode(P.broker(7), data)
+        value = codec.decode(P.broker(7), data)
         assert isinstance(value, BrokerRegistration) and value.rack == "r1"
         assert reg.register() == epoch  # already ours: same epoch
 
@@ -45,7 +45,7 @@ def test_register_reregister_and_isr_writes(zk_chroot: str, zk_client: KazooClie
 
         # conditional ISR update by the leader
         path = P.partition_state("t", 0)
-        zk_client.create(path, codecs.encode(path, LeaderAndIsr(7, 0, (7, 8), 1)), makepath=True)
+        zk_client.create(path, codec.encode(path, LeaderAndIsr(7, 0, (7, 8), 1)), makepath=True)
         ok, version, _ = reg.update_isr(("t", 0), LeaderAndIsr(7, 0, (7,), 1), 0)
         assert ok and version == 1
         ok, version, current = reg.update_isr(("t", 0), LeaderAndIsr(7, 0, (7, 8), 1), 0)
@@ -56,7 +56,7 @@ def test_register_reregister_and_isr_writes(zk_chroot: str, zk_client: KazooClie
         zk_client.sync(P.ISR_CHANGE_NOTIFICATION)
         assert seq.startswith(P.isr_change(P.ISR_CHANGE_PREFIX)) and len(seq) == len(
             P.isr_change(P.ISR_CHANGE_PREFIX)) + 10
-        assert codecs.decode(seq, zk_client.get(seq)[0]) == IsrChangeZnode((("t", 0),))
+        assert codec.decode(seq, zk_client.get(seq)[0]) == IsrChangeZnode((("t", 0),))
 
         # a BrokerZkWrite: one op fails on its own, the other commits
         result = reg.execute(BrokerZkWrite(5, (

@@ -9,7 +9,7 @@ import pytest
 from kazoo.client import KazooClient
 from runtime_helpers import active, controller_znode, expire_on_server, wait_until
 
-from adapters.zookeeper import codecs
+from adapters.zookeeper import codec
 from fsm import zk_paths as P
 from fsm.effects import ZkWrite
 from fsm.values import LeaderAndIsr, TopicAssignment
@@ -62,7 +62,7 @@ def test_zombie_controller_is_fenced(make_service, zk_client: KazooClient, zk_ch
     a.before_write = pause
     old_session = a.client.client_id[0]
     path = P.topic("zombie")
-    zk_client.create(path, codecs.encode(path, TopicAssignment.of({0: [1]})))
+    zk_client.create(path, codec.encode(path, TopicAssignment.of({0: [1]})))
     wait_until(stalled.is_set, 20, "the zombie about to write")
 
     expire_on_server(a.client, zk_chroot)
@@ -79,7 +79,7 @@ def test_zombie_controller_is_fenced(make_service, zk_client: KazooClient, zk_ch
     # the zombie wrote nothing: the partition was created by the new controller
     state = P.partition_state("zombie", 0)
     wait_until(lambda: zk_client.exists(state), 20, "partition state created by service 2")
-    li = codecs.decode(state, zk_client.get(state)[0])
+    li = codec.decode(state, zk_client.get(state)[0])
     assert isinstance(li, LeaderAndIsr)
     assert li.controller_epoch == 2 and li.leader == 1
     cid, epoch, _ = controller_znode(zk_client)

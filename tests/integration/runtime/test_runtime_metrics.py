@@ -10,8 +10,8 @@ import pytest
 from kazoo.client import KazooClient
 from runtime_helpers import wait_until
 
-from adapters.runtime.service import ControllerService
-from adapters.zookeeper import codecs
+from adapters.controller.service import ControllerService
+from adapters.zookeeper import codec
 from fsm import zk_paths as P
 from fsm.effects import ZkWrite
 from fsm.values import TopicAssignment
@@ -40,7 +40,7 @@ def scrape(svc: ControllerService) -> dict[str, float]:
 
 def create(client: KazooClient, topic: str, assignment: dict[int, list[int]]) -> None:
     path = P.topic(topic)
-    client.create(path, codecs.encode(path, TopicAssignment.of(assignment)))
+    client.create(path, codec.encode(path, TopicAssignment.of(assignment)))
 
 
 def test_every_kafka_metric_is_exported_with_its_value(make_service, make_broker,

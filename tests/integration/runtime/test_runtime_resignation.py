@@ -11,7 +11,7 @@ import pytest
 from kazoo.client import KazooClient
 from runtime_helpers import expire_on_server, wait_until
 
-from adapters.zookeeper import codecs
+from adapters.zookeeper import codec
 from adapters.zookeeper.writer import DEFAULT_MAX_BATCH_OPS, DEFAULT_MAX_REQUEST_BYTES
 from fsm import zk_paths as P
 from fsm.values import TopicAssignment
@@ -32,7 +32,7 @@ def test_connection_lost_during_a_write(make_service, make_broker, zk_client: Ka
     partitions = 6000
     path = P.topic("big")
     with caplog.at_level(logging.WARNING, logger="kcontrol.controller"):
-        zk_client.create(path, codecs.encode(path, TopicAssignment.of(
+        zk_client.create(path, codec.encode(path, TopicAssignment.of(
             {p: [1] for p in range(partitions)})))
         wait_until(lambda: svc.resignations, 30, "the controller resigns")
         reason = svc.resignations[0]

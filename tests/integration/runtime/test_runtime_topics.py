@@ -9,7 +9,7 @@ import pytest
 from kazoo.client import KazooClient
 from runtime_helpers import wait_until
 
-from adapters.zookeeper import codecs
+from adapters.zookeeper import codec
 from fsm import zk_paths as P
 from fsm.values import LeaderAndIsr, TopicAssignment
 
@@ -18,14 +18,14 @@ pytestmark = pytest.mark.integration
 
 def create_topic(client: KazooClient, name: str, assignment: dict[int, list[int]]) -> None:
     path = P.topic(name)
-    client.create(path, codecs.encode(path, TopicAssignment.of(assignment)))
+    client.create(path, codec.encode(path, TopicAssignment.of(assignment)))
 
 
 def state(client: KazooClient, topic: str, p: int) -> LeaderAndIsr | None:
     path = P.partition_state(topic, p)
     if client.exists(path) is None:
         return None
-    return codecs.decode(path, client.get(path)[0])
+    return codec.decode(path, client.get(path)[0])
 
 
 def test_topic_creation_end_to_end(make_service, make_broker, zk_client: KazooClient) -> None:
@@ -78,6 +78,6 @@ def test_malformed_topic_is_skipped(make_service, make_broker, zk_client: KazooC
     assert [tp for tp, _ in snap.partition_states] == [("good", 0)]
     # fixing the broken topic makes it a new topic (its data watch fires)
     path = P.topic("broken")
-    zk_client.set(path, codecs.encode(path, TopicAssignment.of({0: [2, 1]})))
+    zk_client.set(path, codec.encode(path, TopicAssignment.of({0: [2, 1]})))
     wait_until(lambda: state(zk_client, "broken", 0), 20, "repaired topic created")
     assert state(zk_client, "broken", 0).leader == 2

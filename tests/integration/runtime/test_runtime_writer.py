@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from kazoo.client import KazooClient
 
-from adapters.zookeeper import codecs
+from adapters.zookeeper import codec
 from adapters.zookeeper.writer import ZkWriter
 from fsm import zk_paths as P
 from fsm.effects import CreateOp, DeleteOp, SetDataOp, ZkWrite
@@ -17,13 +17,13 @@ pytestmark = pytest.mark.integration
 
 
 def setup_epoch(client: KazooClient) -> int:
-    client.create(P.CONTROLLER_EPOCH, codecs.encode(P.CONTROLLER_EPOCH, ControllerEpochZnode(1)))
+    client.create(P.CONTROLLER_EPOCH, codec.encode(P.CONTROLLER_EPOCH, ControllerEpochZnode(1)))
     return client.exists(P.CONTROLLER_EPOCH).version
 
 
 def test_batches_failures_and_reruns(zk_client: KazooClient) -> None:
     fence = setup_epoch(zk_client)
-    zk_client.create(P.topic("t"), codecs.encode(P.topic("t"), TopicAssignment.of({})),
+    zk_client.create(P.topic("t"), codec.encode(P.topic("t"), TopicAssignment.of({})),
                      makepath=True)
     w = ZkWriter(zk_client, max_request_bytes=4096)
     li = LeaderAndIsr(1, 0, (1, 2, 3), 1)
@@ -48,7 +48,7 @@ def test_batches_failures_and_reruns(zk_client: KazooClient) -> None:
     for p in range(100):
         data, stat = zk_client.get(P.partition_state("t", p))
         want = (li, 0) if p in (10, 50) else (li2, 1)
-        assert (codecs.decode(P.partition_state("t", p), data), stat.version) == want, p
+        assert (codec.decode(P.partition_state("t", p), data), stat.version) == want, p
 
     # recursive delete of the topic, children first
     r = w.execute(ZkWrite(1, (DeleteOp(P.topic("t"), recursive=True),), fence))
@@ -61,6 +61,6 @@ def test_batches_failures_and_reruns(zk_client: KazooClient) -> None:
     assert zk_client.connected
 
     # the fence moved: nothing is written
-    zk_client.set(P.CONTROLLER_EPOCH, codecs.encode(P.CONTROLLER_EPOCH, ControllerEpochZnode(2)))
+    zk_client.set(P.CONTROLLER_EPOCH, codec.encode(P.CONTROLLER_EPOCH, ControllerEpochZnode(2)))
     r = w.execute(ZkWrite(1, (CreateOp(P.topic("late"), TopicAssignment.of({})),), fence))
     assert r.fenced and zk_client.exists(P.topic("late")) is None

@@ -15,8 +15,9 @@ from kazoo.exceptions import ConnectionLoss
 from kazoo.protocol.states import KazooState
 from runtime_helpers import SESSION_MS, controller_znode, wait_until
 
-from adapters.runtime import ControllerService, LoggingChannels
-from adapters.zookeeper import codecs
+from adapters.controller import ControllerService
+from adapters.network.broker_channels import LoggingChannels
+from adapters.zookeeper import codec
 from fsm import zk_paths as P
 from fsm.events import WriteResult
 from fsm.reads.markers import LOAD
@@ -115,7 +116,7 @@ def test_cluster_load_failing_on_a_lost_connection_is_held(
     wait_until(lambda: svc.is_active and svc.last_load_s is not None, 30,
                "the cluster loaded after reconnecting")
     path = P.topic("t")
-    zk_client.create(path, codecs.encode(path, TopicAssignment.of({0: [1]})))
+    zk_client.create(path, codec.encode(path, TopicAssignment.of({0: [1]})))
     wait_until(lambda: zk_client.exists(P.partition_state("t", 0)), 30,
                "the topic created by the loaded controller")
     assert svc.controller.session_state is ZkClientState.CONNECTED

@@ -13,8 +13,8 @@ from kazoo.client import KazooClient
 from kazoo.exceptions import KazooException, NodeExistsError
 from runtime_helpers import active, controller_znode, wait_until
 
-from adapters.zookeeper import codecs
-from adapters.zookeeper.ensemble import Ensemble
+from adapters.ensemble import Ensemble
+from adapters.zookeeper import codec
 from fsm import zk_paths as P
 from fsm.values import LeaderAndIsr, TopicAssignment
 
@@ -49,7 +49,7 @@ def test_server_restarts_under_load(zk_ensemble: Ensemble, make_service, make_br
         while not stop.is_set():
             name = f"load-{i:04d}"
             path = P.topic(name)
-            data = codecs.encode(path, TopicAssignment.of({p: [1 + (p + k) % 3 for k in range(3)]
+            data = codec.encode(path, TopicAssignment.of({p: [1 + (p + k) % 3 for k in range(3)]
                                                            for p in range(3)}))
             try:
                 zk_client.create(path, data)
@@ -112,7 +112,7 @@ def test_server_restarts_under_load(zk_ensemble: Ensemble, make_service, make_br
     for t in created:
         for p in range(3):
             path = P.partition_state(t, p)
-            li = codecs.decode(path, zk_client.get(path)[0])
+            li = codec.decode(path, zk_client.get(path)[0])
             assert isinstance(li, LeaderAndIsr)
             assert li.leader in li.isr and set(li.isr) <= {1, 2, 3}, (t, p, li)
             assert li.controller_epoch <= epoch

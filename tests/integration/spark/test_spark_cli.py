@@ -4,6 +4,9 @@ settings; the options that only make sense with Spark are refused without it."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -87,3 +90,35 @@ def test_a_mutant_on_spark_gives_the_local_trace_files_and_they_replay(sc, tmp_p
 def test_options_the_engine_cannot_take_are_usage_errors(args: tuple[str, ...]) -> None:
     r = run("check", "smoke", *args)
     assert r.exit_code == 2 and "error:" in r.output.lower()
+
+
+@pytest.mark.spark
+@pytest.mark.integration
+def test_spark_submit_runs_the_check_as_the_readme_shows(tmp_path: Path,
+                                                         monkeypatch) -> None:  # noqa: ANN001
+    """``spark-submit ... model_check/spark/submit.py SCENARIO.toml --partitions N --json F``
+    (README, "Model checking on Spark"): the checker's own command in the driver that
+    spark-submit starts, on its master; the same counts as the local engine."""
+    root = Path(__file__).resolve().parents[3]
+    submit = Path(sys.executable).parent / "spark-submit"
+    if not submit.exists():
+        pytest.skip("no spark-submit next to this interpreter (pyspark ships one)")
+    out, local_json = tmp_path / "smoke.json", tmp_path / "local.json"
+    env = os.environ | {"PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
+    done = subprocess.run(
+        [str(submit), "--master", "local[2]", "--conf", "spark.ui.enabled=false",
+         str(root / "model_check" / "spark" / "submit.py"),
+         str(root / "specs" / "scenarios" / "smoke.toml"), "--partitions", "2",
+         "--json", str(out)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    assert "verdict: pass" in done.stdout
+    spark = json.loads(out.read_text())
+    assert spark["engine"] == "spark" and spark["spark"]["master"] == "local[2]"
+    assert spark["spark"]["partitions"] == 2
+    monkeypatch.setattr(fast_exit, "_requested", False)  # restored after the local check
+    r = run("check", "smoke", "--json", str(local_json))
+    assert r.exit_code == 0, r.output
+    local = json.loads(local_json.read_text())
+    for key in ("verdict", "distinct_states", "states_generated", "depth", "bounded_by"):
+        assert spark[key] == local[key], key

@@ -10,7 +10,7 @@ from kazoo.exceptions import ConnectionClosedError, ConnectionLoss, NoNodeError
 from kazoo.protocol.serialization import Exists
 
 from adapters.zookeeper import multi_read
-from adapters.zookeeper.codecs import ClusterIdZnode, LogDirEventZnode, decode, encode
+from adapters.zookeeper.codec import ClusterIdZnode, LogDirEventZnode, decode, encode
 from adapters.zookeeper.multi_read import (
     JUTE_MAXBUFFER,
     MultiRead,

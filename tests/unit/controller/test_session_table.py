@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 
 from fsm.controller import Controller, ControllerConfig
+from fsm.controller.snapshot_fields import CONTROLLER
 from fsm.effects import Resigned, ZkWrite
 from fsm.events import (
     BrokerChange,
@@ -44,7 +45,7 @@ def started(broker_id: int = 1) -> Controller:
 def test_a_new_controller_is_not_connected() -> None:
     ctl = Controller(ControllerConfig(broker_id=1))
     assert ctl.session_state is Z.NOT_CONNECTED and not ctl.paused
-    assert ctl.snapshot()[5] == "NOT_CONNECTED"
+    assert ctl.snapshot()[CONTROLLER.session] == "NOT_CONNECTED"
 
 
 def test_startup_records_the_two_moves_of_the_first_connection() -> None:
@@ -169,7 +170,7 @@ def test_session_state_survives_snapshot_and_restore() -> None:
     ctl = active()
     ctl.handle(CONNECTING)
     snap = ctl.snapshot()
-    assert snap[5] == "CONNECTING"
+    assert snap[CONTROLLER.session] == "CONNECTING"
     copy = Controller.restore(snap, ctl.config)
     assert copy.paused and copy.session_state is Z.CONNECTING and copy.snapshot() == snap
     assert copy.handle(BrokerChange(brokers(1))) == [] and copy.snapshot() == snap

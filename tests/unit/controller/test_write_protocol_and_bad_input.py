@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from fsm.controller import Controller, ControllerConfig
+from fsm.controller.snapshot_fields import CONTROLLER
 from fsm.effects import DeleteOp, SetDataOp
 from fsm.events import (
     BrokerChange,
@@ -151,7 +152,7 @@ def test_bad_input_rejected_state_unchanged(event) -> None:
         (w,) = writes(out)
         assert w.ops == (DeleteOp("/admin/reassign_partitions"),)
         assert not writes(ctl.handle(WriteResult(w.token)))
-        assert ctl.snapshot()[-1] == before[-1]  # the cluster state is untouched
+        assert ctl.snapshot()[CONTROLLER.context] == before[CONTROLLER.context]  # the cluster state is untouched
     else:
         assert ctl.snapshot() == before
         assert not writes(out)
@@ -165,7 +166,7 @@ def test_reassignment_of_topic_being_deleted_rejected() -> None:
     ctl.handle(TopicDeletionRequest(frozenset({"t"})))
     before = ctl.snapshot()
     out = ctl.handle(ReassignmentRequest(((T0, (1, 2)),)))
-    assert ctl.snapshot()[-1] == before[-1]
+    assert ctl.snapshot()[CONTROLLER.context] == before[CONTROLLER.context]
     assert ctl.state_change_log[-1].kind == "rejected"
     assert [op.path for op in writes(out)[0].ops] == ["/admin/reassign_partitions"]
 

@@ -39,9 +39,11 @@ topic = "t"
 @pytest.fixture
 def deaf_to_deletion(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """A controller that never acts on ``/admin/delete_topics`` (a test-only bug)."""
-    from fsm.controller.controller import Controller
+    from fsm.controller import controller
+    from fsm.events import TopicDeletionRequest
 
-    monkeypatch.setattr(Controller, "_on_topic_deletion_request", lambda self, ev: None)
+    monkeypatch.setattr(controller, "_DISPATCH", {**controller._DISPATCH,
+                                                  TopicDeletionRequest: lambda c, ev: None})
     yield
 
 

@@ -72,7 +72,7 @@ def test_patches_are_undone() -> None:
 
     def current() -> tuple:
         return (commands.epoch_error, isr.SetDataOp, controller.decide, brokers.decide,
-                Controller._on_controlled_shutdown, Controller._plan_deletion_progress,
+                controller._DISPATCH, Controller._plan_deletion_progress,
                 executor.commit)
 
     before = current()

@@ -8,7 +8,8 @@ from contextlib import nullcontext
 
 import pytest
 
-from fsm.controller.controller import Controller
+from fsm.controller import controller
+from fsm.events import TopicDeletionRequest
 from invariants import check_transition
 from model_check import mutants, search
 from model_check.checks import default_checks
@@ -18,6 +19,7 @@ from model_check.start import start
 from model_check.world import World, fingerprint, step_memo
 from model_check.world.fingerprint import Near, fingerprint_near
 from model_check.world.global_view import global_view
+from model_check.world.world import world_layout
 
 
 def _levels(r: search.Result) -> list[tuple[int, int, int]]:
@@ -91,7 +93,8 @@ def test_a_patched_core_gets_a_memo_of_its_own(monkeypatch: pytest.MonkeyPatch) 
         pass
     with step_memo.memoised(config) as again:
         assert again is clean  # same code, same config: the memo is reused
-    monkeypatch.setattr(Controller, "_on_topic_deletion_request", lambda self, ev: None)
+    monkeypatch.setattr(controller, "_DISPATCH", {**controller._DISPATCH,
+                                                  TopicDeletionRequest: lambda c, ev: None})
     with step_memo.memoised(config) as patched:
         assert patched is not clean and patched.token != clean.token
     with mutants.patched("broker-ignores-broker-epoch"), \
@@ -234,10 +237,12 @@ def test_canonical_snapshots_are_equal_and_share_this_processs_components() -> N
     w.apply(w.enabled_actions()[0])
     snap = w.snapshot()
     copy = marshal.loads(marshal.dumps(snap))
-    assert copy == snap and copy[0] is not snap[0]
+    layout = world_layout(len(st.config.broker_ids))
+    zk, rest = layout.zookeeper, layout.rest
+    assert copy == snap and copy[zk] is not snap[zk]
     canon = World.canonical(copy)
     assert canon == snap
-    assert canon[0] is snap[0] and canon[-1] is snap[-1]  # ZooKeeper's and the rest
+    assert canon[zk] is snap[zk] and canon[rest] is snap[rest]
     assert World.canonical(copy) == canon
 
 

@@ -19,6 +19,7 @@ from model_check.start import start
 from model_check.world import World, WorldConfig
 from model_check.world import actions as A
 from model_check.world.config import ControlledShutdownOf, CreateTopic, Reassign
+from model_check.world.world import REST, world_layout
 
 # every fault kind, a deletion and a preferred election: nothing names a broker
 ALL_FREE = """
@@ -84,9 +85,10 @@ def test_renaming_brokers_commutes_with_every_step(sc) -> None:  # noqa: ANN001
     config = sc.world_config()
     checks = default_checks()
     tried = 0
+    rest_at = world_layout(len(config.broker_ids)).rest
     for snap in _sampled_states(sc, walks=12, seed=5):
         free = [b for b in config.broker_ids
-                if b not in Y.named_brokers(config, snap[-1][5])]
+                if b not in Y.named_brokers(config, snap[rest_at][REST.admin])]
         want = _successor_keys(snap, config)
         verdict = checks.on_state(checks.view(World.restore(snap, config))) is None
         for p in itertools.permutations(free):

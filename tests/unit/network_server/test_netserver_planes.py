@@ -18,11 +18,11 @@ from netserver_support import (
     wait_until,
 )
 
+from adapters.host import thread_priority
 from adapters.network import ControlledShutdownRouter, Plane, SocketServer, WireClient
 from adapters.network import parse_listener_config as plc
 from adapters.network.codec import ApiKey
 from adapters.network.codec import convert as C
-from adapters.runtime import thread_priority
 from fsm.broker import ReplicaRole
 from fsm.errors import ErrorCode
 from fsm.events import ControlledShutdown

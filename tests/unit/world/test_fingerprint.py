@@ -17,6 +17,8 @@ from model_check.world.codec import decode, encode, is_builtin
 from model_check.world.fingerprint import _digests
 from model_check.world.fingerprint import encode as fp_encode
 from model_check.world.runner import Runner
+from model_check.world.world import ZOOKEEPER_AT
+from model_check.world.zookeeper import ZOOKEEPER
 
 CONFIG = WorldConfig.with_faults(
     3, admin=(CreateTopic("t", ((0, (1, 2, 3)), (1, (2, 3, 1)))),), crash=1, drop=1,
@@ -109,10 +111,10 @@ def test_snapshot_is_builtins_only_and_decodes_back() -> None:
     w = running()
     snap = w.snapshot()
     assert is_builtin(snap)
-    zk_nodes = snap[0][0]
+    zk_nodes = snap[ZOOKEEPER_AT][ZOOKEEPER.nodes]
     assert {p for p, _ in zk_nodes} == set(w.zk.nodes)
     assert all(decode(r) == w.zk.nodes[p] for p, r in zk_nodes)
-    assert encode(decode(snap[0][0])) == snap[0][0]
+    assert encode(decode(zk_nodes)) == zk_nodes
 
 
 def _independent_deliveries(w: World) -> tuple[A.Action, A.Action]:

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import pytest
 from kazoo.protocol.states import EventType, KeeperState, WatchedEvent
 
-from adapters.runtime import ControllerService
-from adapters.runtime.event_queue import Marker as QueueMarker
+from adapters.controller import ControllerService
+from adapters.controller.event_queue import Marker as QueueMarker
 from fsm import zk_paths as P
 from fsm.reads import CONTROLLER_ONLY, MARKERS, Marker, marker_for, materialize, notified
 from fsm.reads import markers as M

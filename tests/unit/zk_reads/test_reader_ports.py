@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters.zookeeper import codecs
+from adapters.zookeeper import codec
 from adapters.zookeeper.reads import ZnodeDecoder
 from fsm import reads
 from fsm import zk_paths as P
@@ -171,7 +171,7 @@ def ports(zk: ZooKeeper, bad: dict[str, bytes], scramble: int
             if isinstance(node.data, EmptyZnode):
                 raw = b""  # parents, deletion markers: data nobody reads
             else:
-                raw = codecs.encode(path, node.data)
+                raw = codec.encode(path, node.data)
                 assert decode(path, raw) == node.data, path  # the codec round-trips the tree
         znodes[path] = (raw, node.version, node.czxid)
     world = ZooKeeper.restore(zk.snapshot())

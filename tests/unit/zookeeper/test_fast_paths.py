@@ -31,11 +31,12 @@ from kazoo.protocol.serialization import (
 )
 from kazoo.security import OPEN_ACL_UNSAFE
 
-from adapters.zookeeper import codec_decode, codec_fields, multi_read, writer
-from adapters.zookeeper.codec_encode import encode_partition_state
-from adapters.zookeeper.codec_fields import dumps
-from adapters.zookeeper.codec_paths import PARTITION_STATE, classify
-from adapters.zookeeper.codecs import ZnodeDecodeError, ZnodeEncodeError, decode
+from adapters.zookeeper import multi_read, writer
+from adapters.zookeeper.codec import ZnodeDecodeError, ZnodeEncodeError, decode, decoders
+from adapters.zookeeper.codec import fields as codec_fields
+from adapters.zookeeper.codec.encoders import encode_partition_state
+from adapters.zookeeper.codec.fields import dumps
+from adapters.zookeeper.codec.paths import PARTITION_STATE, classify
 from fsm import zk_paths
 from fsm.values import LeaderAndIsr
 
@@ -55,10 +56,10 @@ def outcome(path: str, raw: bytes) -> object:
 def strict_outcome(path: str, raw: bytes) -> object:
     """The outcome with every fast path switched off (the strict, item-by-item checks)."""
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(codec_decode, "_quick_object", lambda data: None)
-        m.setattr(codec_decode, "fast_assignment", lambda value: None)
-        m.setattr(codec_decode, "fast_partition_key", lambda key: None)
-        m.setattr(codec_decode, "fast_broker_ids", lambda value: None)
+        m.setattr(decoders, "_quick_object", lambda data: None)
+        m.setattr(decoders, "fast_assignment", lambda value: None)
+        m.setattr(decoders, "fast_partition_key", lambda key: None)
+        m.setattr(decoders, "fast_broker_ids", lambda value: None)
         m.setattr(codec_fields, "fast_broker_ids", lambda value: None)
         m.setattr(codec_fields, "fast_partition_key", lambda key: None)
         return outcome(path, raw)

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adapters.zookeeper import codecs
-from adapters.zookeeper.codec_errors import ZnodeDecodeError, ZnodeEncodeError
-from adapters.zookeeper.codecs import ClusterIdZnode, LogDirEventZnode, decode, encode
+from adapters.zookeeper import codec
+from adapters.zookeeper.codec import ClusterIdZnode, LogDirEventZnode, decode, encode
+from adapters.zookeeper.codec.errors import ZnodeDecodeError, ZnodeEncodeError
 from fsm import zk_paths
 from fsm.values import Endpoint, LeaderAndIsr, TopicAssignment
 from fsm.znodes import (
@@ -46,7 +46,7 @@ hosts = st.one_of(
     st.from_regex(r"[a-z0-9][a-z0-9.-]{0,20}", fullmatch=True),
     st.sampled_from(["", "::1", "fe80::1%eth0", "10.0.0.1"]),
 )
-protocols = st.sampled_from(codecs.SECURITY_PROTOCOLS)
+protocols = st.sampled_from(codec.SECURITY_PROTOCOLS)
 
 
 @st.composite
@@ -545,5 +545,5 @@ def test_encode_refuses_what_kafka_could_not_read(path: str, value: object) -> N
 def test_broker_info_takes_the_epoch_from_czxid() -> None:
     reg = decode(zk_paths.broker(1), REFERENCE_BROKER)
     assert isinstance(reg, BrokerRegistration)
-    info = codecs.broker_info(reg, czxid=4242)
+    info = codec.broker_info(reg, czxid=4242)
     assert (info.broker_id, info.epoch, info.endpoints) == (1, 4242, reg.endpoints)

@@ -14,7 +14,7 @@ import re
 from itertools import chain
 from typing import Any, NoReturn
 
-from adapters.zookeeper.codec_errors import ZnodeDecodeError
+from adapters.zookeeper.codec.errors import ZnodeDecodeError
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1

@@ -1,11 +1,10 @@
 """Kafka's znode data, byte for byte: encode ``fsm`` values to Kafka's JSON and decode it back.
 
-Modules: ``codecs`` (this one: the dispatch), ``codec_encode``, ``codec_decode``, ``codec_values``
-(values the core lacks), ``codec_fields`` (strict JSON field readers), ``codec_paths`` (path ->
-kind), ``codec_errors``.
+Modules: this package (the dispatch), ``encoders``, ``decoders``, ``values`` (values the core
+lacks), ``fields`` (strict JSON field readers), ``paths`` (path -> kind), ``errors``.
 
 One codec per znode kind of ``reference/kafka-zookeeper-layout.md``; ``decode(path, data)`` and
-``encode(path, value)`` pick the codec from the path (``codec_paths.classify``). JSON is written
+``encode(path, value)`` pick the codec from the path (``paths.classify``). JSON is written
 like Kafka's Jackson writes it: compact separators, the reference's key order, UTF-8.
 
 Decoding is strict about what Kafka could have written (types, ranges, versions, duplicates) and
@@ -23,7 +22,7 @@ Kafka's readers ignore them. Choices worth knowing:
   ``jmx_port`` is written as -1. The broker id comes from the path; the broker epoch is the
   znode's czxid (``broker_info``).
 - ``/log_dir_event_notification/...`` and ``/cluster/id`` have no ``fsm`` value yet:
-  ``LogDirEventZnode`` and ``ClusterIdZnode`` (``codec_values``, re-exported here) hold them.
+  ``LogDirEventZnode`` and ``ClusterIdZnode`` (``values``, re-exported here) hold them.
 - Znodes Kafka leaves empty (``/admin/delete_topics/<t>``, ``/brokers/seqid``, parents) decode
   to ``EmptyZnode()`` whatever they hold: Kafka never reads their data.
 """
@@ -33,8 +32,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from adapters.zookeeper import codec_paths
-from adapters.zookeeper.codec_decode import (
+from adapters.zookeeper.codec import paths
+from adapters.zookeeper.codec.decoders import (
     decode_broker,
     decode_cluster_id,
     decode_controller,
@@ -47,7 +46,7 @@ from adapters.zookeeper.codec_decode import (
     decode_reassignment,
     decode_topic,
 )
-from adapters.zookeeper.codec_encode import (
+from adapters.zookeeper.codec.encoders import (
     encode_broker,
     encode_cluster_id,
     encode_controller,
@@ -60,8 +59,8 @@ from adapters.zookeeper.codec_encode import (
     encode_topic,
     plaintext_endpoint,
 )
-from adapters.zookeeper.codec_errors import ZnodeDecodeError, ZnodeEncodeError
-from adapters.zookeeper.codec_values import (
+from adapters.zookeeper.codec.errors import ZnodeDecodeError, ZnodeEncodeError
+from adapters.zookeeper.codec.values import (
     LOG_DIR_FAILURE,
     SECURITY_PROTOCOLS,
     ClusterIdZnode,
@@ -100,32 +99,32 @@ __all__ = [
 Codec = tuple[type, Callable[[str, Any], bytes], Callable[[str, bytes | None], Any]]
 
 CODECS: dict[str, Codec] = {
-    codec_paths.CONTROLLER: (ControllerZnode, encode_controller, decode_controller),
-    codec_paths.CONTROLLER_EPOCH: (
+    paths.CONTROLLER: (ControllerZnode, encode_controller, decode_controller),
+    paths.CONTROLLER_EPOCH: (
         ControllerEpochZnode,
         encode_controller_epoch,
         decode_controller_epoch,
     ),
-    codec_paths.BROKER: (BrokerRegistration, encode_broker, decode_broker),
-    codec_paths.TOPIC: (TopicAssignment, encode_topic, decode_topic),
-    codec_paths.PARTITION_STATE: (LeaderAndIsr, encode_partition_state, decode_partition_state),
-    codec_paths.REASSIGNMENT: (ReassignmentZnode, encode_reassignment, decode_reassignment),
-    codec_paths.PREFERRED_ELECTION: (
+    paths.BROKER: (BrokerRegistration, encode_broker, decode_broker),
+    paths.TOPIC: (TopicAssignment, encode_topic, decode_topic),
+    paths.PARTITION_STATE: (LeaderAndIsr, encode_partition_state, decode_partition_state),
+    paths.REASSIGNMENT: (ReassignmentZnode, encode_reassignment, decode_reassignment),
+    paths.PREFERRED_ELECTION: (
         PreferredElectionZnode,
         encode_partitions,
         decode_preferred_election,
     ),
-    codec_paths.ISR_CHANGE: (IsrChangeZnode, encode_partitions, decode_isr_change),
-    codec_paths.LOG_DIR_EVENT: (LogDirEventZnode, encode_log_dir_event, decode_log_dir_event),
-    codec_paths.CLUSTER_ID: (ClusterIdZnode, encode_cluster_id, decode_cluster_id),
-    codec_paths.EMPTY: (EmptyZnode, encode_empty, decode_empty),
+    paths.ISR_CHANGE: (IsrChangeZnode, encode_partitions, decode_isr_change),
+    paths.LOG_DIR_EVENT: (LogDirEventZnode, encode_log_dir_event, decode_log_dir_event),
+    paths.CLUSTER_ID: (ClusterIdZnode, encode_cluster_id, decode_cluster_id),
+    paths.EMPTY: (EmptyZnode, encode_empty, decode_empty),
 }
-"""Znode kind (``codec_paths.classify``) -> (value type, encoder, decoder)."""
+"""Znode kind (``paths.classify``) -> (value type, encoder, decoder)."""
 
 
 def decode(path: str, data: bytes | None) -> ZnodeValue:
     """The value kept at ``path``; ``ZnodeDecodeError`` if ``data`` is not what Kafka writes."""
-    kind = codec_paths.classify(path)
+    kind = paths.classify(path)
     if kind is None:
         raise ZnodeDecodeError(path, "is not a znode of Kafka's layout (no codec for this path)")
     if data is not None and not isinstance(data, bytes | bytearray | memoryview):
@@ -135,7 +134,7 @@ def decode(path: str, data: bytes | None) -> ZnodeValue:
 
 def encode(path: str, value: ZnodeValue) -> bytes:
     """Kafka's bytes for ``value`` at ``path``; ``ZnodeEncodeError`` if they do not belong there."""
-    kind = codec_paths.classify(path)
+    kind = paths.classify(path)
     if kind is None:
         raise ZnodeEncodeError(path, "is not a znode of Kafka's layout (no codec for this path)")
     value_type, encoder, _ = CODECS[kind]

@@ -1,4 +1,5 @@
-"""Decoders: Kafka's znode bytes -> ``fsm`` values, strict (see ``codecs`` for the choices made)."""
+"""Decoders: Kafka's znode bytes -> ``fsm`` values, strict (the choices made:
+``adapters.zookeeper.codec``)."""
 
 from __future__ import annotations
 
@@ -7,15 +8,15 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from adapters.zookeeper import codec_paths
-from adapters.zookeeper.codec_fields import (
+from adapters.zookeeper.codec import paths
+from adapters.zookeeper.codec.fields import (
     INT32_MAX,
     Reader,
     fast_assignment,
     fast_broker_ids,
     fast_partition_key,
 )
-from adapters.zookeeper.codec_values import (
+from adapters.zookeeper.codec.values import (
     _ENDPOINT,
     _LISTENER,
     LOG_DIR_FAILURE,
@@ -65,7 +66,7 @@ def _endpoint(r: Reader, text: Any, protocols: dict[str, str]) -> Endpoint:
 
 def decode_broker(path: str, data: bytes | None) -> BrokerRegistration:
     r = Reader(path)
-    broker_id = codec_paths.broker_id(path)
+    broker_id = paths.broker_id(path)
     if broker_id is None:
         r.fail("is not /brokers/ids/<broker id 0..2147483647>")
     obj = r.json_object(data)

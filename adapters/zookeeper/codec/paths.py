@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from adapters.zookeeper.codec_fields import INT32_MAX, legal_topic
+from adapters.zookeeper.codec.fields import INT32_MAX, legal_topic
 from fsm import zk_paths
 
 CONTROLLER = "controller"

@@ -1,13 +1,13 @@
-"""Encoders: ``fsm`` values -> Kafka's znode bytes (see ``codecs`` for the choices made)."""
+"""Encoders: ``fsm`` values -> Kafka's znode bytes (the choices made: ``adapters.zookeeper.codec``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from adapters.zookeeper import codec_paths
-from adapters.zookeeper.codec_errors import ZnodeEncodeError
-from adapters.zookeeper.codec_fields import INT32_MAX, INT64_MAX, dumps, legal_topic
-from adapters.zookeeper.codec_values import (
+from adapters.zookeeper.codec import paths
+from adapters.zookeeper.codec.errors import ZnodeEncodeError
+from adapters.zookeeper.codec.fields import INT32_MAX, INT64_MAX, dumps, legal_topic
+from adapters.zookeeper.codec.values import (
     _HOST,
     _LISTENER,
     LOG_DIR_FAILURE,
@@ -94,7 +94,7 @@ def plaintext_endpoint(endpoints: tuple[Endpoint, ...]) -> Endpoint | None:
 def encode_broker(path: str, v: BrokerRegistration) -> bytes:
     c = _Check(path)
     c.integer(v.broker_id, "broker id")
-    if path != codec_paths.broker(v.broker_id):
+    if path != paths.broker(v.broker_id):
         raise ZnodeEncodeError(path, f"holds broker {v.broker_id}'s registration")
     if len({e.listener for e in v.endpoints}) != len(v.endpoints):
         raise ZnodeEncodeError(path, f"endpoints name a listener twice: {v.endpoints}")

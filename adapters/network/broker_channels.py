@@ -1,7 +1,8 @@
-"""Where the controller's requests go: the ``BrokerChannels`` interface.
+"""Where the controller's requests go: the ``BrokerChannels`` interface, which the controller
+service (``adapters.controller``) is given.
 
-The network issue implements it with real connections (Kafka's ControllerChannelManager: one
-queue and one sender thread per broker). ``LoggingChannels`` logs one line per request and keeps
+``channel_manager.ControllerChannelManager`` implements it with real connections (Kafka's
+ControllerChannelManager: one queue and one sender thread per broker). ``LoggingChannels`` logs one line per request and keeps
 them (tests read ``sent``). A channel hands broker answers back with ``deliver(event)``
 (``BrokerResponseReceived``, ``ControlledShutdown``), which enqueues them for the event thread.
 """

@@ -20,27 +20,6 @@ server's JVM.
 
 from __future__ import annotations
 
-__all__ = [
-    "AlreadyRunningError",
-    "Ensemble",
-    "EnsembleError",
-    "EnsembleStatus",
-    "JarsNotFoundError",
-    "JavaNotFoundError",
-    "NoEnsembleError",
-    "PortInUseError",
-    "QuorumError",
-    "ServerStatus",
-    "StopResult",
-    "find_java",
-    "free_ports",
-    "is_server_process",
-    "port_is_free",
-    "process_alive",
-    "wait_for",
-    "zookeeper_classpath",
-]
-
 import contextlib
 import json
 import os
@@ -54,19 +33,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from adapters.zookeeper import four_letter
-from adapters.zookeeper.ensemble_errors import (
+from adapters.ensemble import four_letter
+from adapters.ensemble.errors import (
     AlreadyRunningError,
     EnsembleError,
-    JarsNotFoundError,
-    JavaNotFoundError,
     NoEnsembleError,
     PortInUseError,
     QuorumError,
 )
-from adapters.zookeeper.ensemble_status import EnsembleStatus, ServerStatus, StopResult
-from adapters.zookeeper.four_letter import NOT_SERVING, FourLetterError
-from adapters.zookeeper.processes import (
+from adapters.ensemble.four_letter import NOT_SERVING, FourLetterError
+from adapters.ensemble.processes import (
     HOST,
     LOG4J_FILE,
     MAIN_CLASS,
@@ -82,6 +58,7 @@ from adapters.zookeeper.processes import (
     wait_for,
     zookeeper_classpath,
 )
+from adapters.ensemble.status import EnsembleStatus, ServerStatus, StopResult
 
 STOPPED = "stopped"
 _SERVER_DIR = re.compile(r"server-\d+")
@@ -530,7 +507,7 @@ class Ensemble:
     def _zoo_cfg(self, server: Server) -> str:
         s = self.settings
         lines = [
-            "# Written by kcontrol (adapters/zookeeper/ensemble.py).",
+            "# Written by kcontrol (adapters/ensemble/launcher.py).",
             f"tickTime={s.tick_time_ms}",
             f"initLimit={s.init_limit_ticks}",
             f"syncLimit={s.sync_limit_ticks}",

@@ -79,11 +79,11 @@ from kazoo.exceptions import (
 from kazoo.handlers.threading import KazooTimeoutError
 from kazoo.protocol.states import EventType, KazooState, KeeperState
 
-from adapters.runtime.channels import BrokerChannels, LoggingChannels
-from adapters.runtime.event_queue import CLOSED, DEFAULT_CAPACITY, EventQueue, Marker
-from adapters.runtime.metrics import IDLE, ControllerMetrics, controller_state_of
-from adapters.runtime.timers import Timers
-from adapters.zookeeper import codecs
+from adapters.controller.event_queue import CLOSED, DEFAULT_CAPACITY, EventQueue, Marker
+from adapters.controller.metrics import IDLE, ControllerMetrics, controller_state_of
+from adapters.controller.timers import Timers
+from adapters.network.broker_channels import BrokerChannels, LoggingChannels
+from adapters.zookeeper import codec
 from adapters.zookeeper.connect import ZkAuth, make_client
 from adapters.zookeeper.reads import ZkReader
 from adapters.zookeeper.writer import ZkWriter
@@ -251,7 +251,7 @@ class ControllerService:
             self.client.ensure_path(path)
         with contextlib.suppress(NodeExistsError):
             self.client.create(P.CONTROLLER_EPOCH,
-                               codecs.encode(P.CONTROLLER_EPOCH, ControllerEpochZnode(0)))
+                               codec.encode(P.CONTROLLER_EPOCH, ControllerEpochZnode(0)))
 
     # ------------------------------------------------------------------ outside input
 

@@ -15,7 +15,7 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
-from adapters.zookeeper.ensemble_errors import JarsNotFoundError, JavaNotFoundError
+from adapters.ensemble.errors import JarsNotFoundError, JavaNotFoundError
 
 HOST = "127.0.0.1"
 MAIN_CLASS = "org.apache.zookeeper.server.quorum.QuorumPeerMain"

@@ -1,4 +1,4 @@
-"""The errors of the znode codecs (``adapters.zookeeper.codecs``)."""
+"""The errors of the znode codecs (``adapters.zookeeper.codec``)."""
 
 from __future__ import annotations
 
