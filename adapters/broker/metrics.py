@@ -1,14 +1,16 @@
-"""A broker process's Prometheus endpoint: its controller service's metrics plus the broker's,
-with Kafka's MBean names flattened as ``<domain>_<type>_<name>``:
+"""A broker process's Prometheus endpoint: its controller service's metrics plus the broker's.
+Kafka's MBeans are named as the Prometheus JMX exporter names them,
+``kafka_<domain>_<type>_<name>``; what Kafka does not have is named ``kcontrol_...``:
 
 * ``kafka_network_RequestChannel_RequestQueueSize`` (data plane) and
   ``kafka_network_RequestChannel_ControlPlaneRequestQueueSize`` (KIP-291);
 * ``kafka_server_KafkaRequestHandlerPool_RequestHandlerAvgIdlePercent`` and
   ``kafka_server_KafkaRequestHandlerPool_ControlPlaneRequestHandlerIdlePercent``: the handler
   threads' idle ratio (0..1) since the previous scrape;
-* ``kafka_network_RequestChannel_RequestsTotal{plane}``: requests handled per plane;
-* ``kafka_controller_ControllerChannelManager_QueueSize{broker_id}`` (seed 003) and
-  ``..._InFlight{broker_id}``, ``..._DroppedTotal``;
+* ``kcontrol_broker_requests_total{plane}``: requests handled per plane;
+* ``kafka_controller_ControllerChannelManager_QueueSize{broker_id}`` (seed 003),
+  ``kcontrol_controller_channel_in_flight{broker_id}`` and
+  ``kcontrol_controller_channel_dropped_total``;
 * ``kcontrol_broker_controller_requests_total{api,result}``: controller requests answered,
   ``result`` "applied" or the error's name (STALE_BROKER_EPOCH: fenced by KIP-380), and
   ``kcontrol_broker_foreign_epoch_applied_total``: requests applied although stamped with
@@ -70,7 +72,7 @@ class BrokerCollector:
         names = {"data": ("RequestQueueSize", "RequestHandlerAvgIdlePercent"),
                  "control": ("ControlPlaneRequestQueueSize",
                              "ControlPlaneRequestHandlerIdlePercent")}
-        total = CounterMetricFamily("kafka_network_RequestChannel_Requests",
+        total = CounterMetricFamily("kcontrol_broker_requests",
                                     "requests handled, per plane", labels=["plane"])
         for plane, (queue_name, idle_name) in names.items():
             if f"{plane}_plane_queue_size" not in m:
@@ -91,7 +93,7 @@ class BrokerCollector:
         m = channels.metrics()
         size = GaugeMetricFamily("kafka_controller_ControllerChannelManager_QueueSize",
                                  "requests queued for a broker", labels=["broker_id"])
-        flight = GaugeMetricFamily("kafka_controller_ControllerChannelManager_InFlight",
+        flight = GaugeMetricFamily("kcontrol_controller_channel_in_flight",
                                    "1 when a request to the broker awaits its answer",
                                    labels=["broker_id"])
         for key, value in sorted(m.items()):
@@ -104,7 +106,7 @@ class BrokerCollector:
                     flight.add_metric([parts[1]], value)
         yield size
         yield flight
-        dropped = CounterMetricFamily("kafka_controller_ControllerChannelManager_Dropped",
+        dropped = CounterMetricFamily("kcontrol_controller_channel_dropped",
                                       "requests dropped (unknown broker, full queue)")
         dropped.add_metric([], m.get("dropped_total", 0.0))
         yield dropped

@@ -1,6 +1,13 @@
-"""Prometheus metrics of the controller service, with Kafka's names (``kafka.controller``
-MBeans: ``KafkaController``'s gauges and ``ControllerEventManager``'s EventQueueSize and
-EventQueueTimeMs), exported as ``kafka_controller_<Name>``.
+"""Prometheus metrics of the controller service, named as the Prometheus JMX exporter names
+Kafka's ``kafka.controller`` MBeans: ``kafka_controller_<type>_<name>``.
+
+* ``KafkaController``: ActiveControllerCount, OfflinePartitionsCount,
+  PreferredReplicaImbalanceCount, GlobalTopicCount, GlobalPartitionCount, ControllerState,
+  TopicsToDeleteCount (gauges);
+* ``ControllerEventManager``: EventQueueSize (gauge), EventQueueTimeMs (histogram, ms);
+* ``ControllerStats``: LeaderElectionRateAndTimeMs (histogram, ms: as in Kafka, the time the
+  event thread spends on a BrokerChange event, its read of the live brokers included) and
+  UncleanLeaderElectionsPerSec (a counter, ``_total``: leaders elected from outside the ISR).
 
 Each service has its own ``CollectorRegistry`` (several services share a test process). The
 cluster gauges are computed on the event thread from the controller's state (never from the
@@ -13,8 +20,10 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from prometheus_client import CollectorRegistry, Gauge, Histogram, start_http_server
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
+from fsm.controller.leader_selection import selector_of
+from fsm.controller.records import StateChange
 from fsm.events import (
     BrokerChange,
     BrokerResponseReceived,
@@ -31,11 +40,15 @@ from fsm.events import (
     TopicDeletionRequest,
 )
 from fsm.partition_states import PartitionState
+from fsm.values import LeaderAndIsr
 
 if TYPE_CHECKING:
     from fsm.controller import Controller
 
-PREFIX = "kafka_controller_"
+KAFKA_CONTROLLER = "kafka_controller_KafkaController_"
+EVENT_MANAGER = "kafka_controller_ControllerEventManager_"
+CONTROLLER_STATS = "kafka_controller_ControllerStats_"
+_MS_BUCKETS = (1, 5, 10, 50, 100, 500, 1000, 5000, 10000, 60000)
 
 # Kafka's ControllerState values (kafka.controller.ControllerState)
 IDLE = 0
@@ -66,7 +79,7 @@ class ControllerMetrics:
         r = self.registry
 
         def gauge(name: str, doc: str) -> Gauge:
-            return Gauge(PREFIX + name, doc, registry=r)
+            return Gauge(KAFKA_CONTROLLER + name, doc, registry=r)
 
         self.active = gauge("ActiveControllerCount", "1 on the active controller, else 0")
         self.offline = gauge("OfflinePartitionsCount",
@@ -77,11 +90,18 @@ class ControllerMetrics:
         self.topics = gauge("GlobalTopicCount", "topics")
         self.partitions = gauge("GlobalPartitionCount", "partitions")
         self.state = gauge("ControllerState", "Kafka's ControllerState of the event in hand")
-        self.queue_size = gauge("EventQueueSize", "events waiting for the event thread")
         self.to_delete = gauge("TopicsToDeleteCount", "topics queued for deletion")
+        self.queue_size = Gauge(EVENT_MANAGER + "EventQueueSize",
+                                "events waiting for the event thread", registry=r)
         self.queue_time = Histogram(
-            PREFIX + "EventQueueTimeMs", "time an event waited in the queue (ms)",
-            buckets=(1, 5, 10, 50, 100, 500, 1000, 5000, 10000, 60000), registry=r)
+            EVENT_MANAGER + "EventQueueTimeMs", "time an event waited in the queue (ms)",
+            buckets=_MS_BUCKETS, registry=r)
+        self.election_time = Histogram(
+            CONTROLLER_STATS + "LeaderElectionRateAndTimeMs",
+            "time the event thread spent on a broker change (ms), as Kafka's timer",
+            buckets=_MS_BUCKETS, registry=r)
+        self.unclean = Counter(CONTROLLER_STATS + "UncleanLeaderElectionsPerSec",
+                               "leaders elected from outside the ISR", registry=r)
         self.refresh_s = refresh_s
         self._last = 0.0
         self._server: object | None = None
@@ -100,6 +120,21 @@ class ControllerMetrics:
             server.shutdown()  # type: ignore[attr-defined]
             server.server_close()  # type: ignore[attr-defined]
             self._server = None
+
+    def handled(self, event: object, seconds: float) -> None:
+        """Record the time the event thread spent on ``event`` (only a BrokerChange is timed,
+        under Kafka's LeaderElectionRateAndTimeMs)."""
+        if isinstance(event, BrokerChange):
+            self.election_time.observe(seconds * 1000.0)
+
+    def count_elections(self, records: list[StateChange]) -> None:
+        """Count the unclean elections among a batch of state-change records: committed
+        decisions whose new leader the offline selector took from outside the ISR."""
+        unclean = sum(1 for r in records if r.kind == "leader"
+                      and isinstance(r.target, LeaderAndIsr)
+                      and selector_of(r.reason, r.source, r.target) == "offline-unclean")
+        if unclean:
+            self.unclean.inc(unclean)
 
     def refresh(self, controller: Controller, force: bool = False) -> None:
         now = time.monotonic()

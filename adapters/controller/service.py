@@ -349,10 +349,12 @@ class ControllerService:
         if ctl.paused and not isinstance(item, SessionStateChange):
             self._held.append(item)
             return
+        t0 = time.monotonic()
         event = self._materialize(item) if isinstance(item, Marker) else item
         if event is None:
             return
         self._handle(event)
+        self.metrics.handled(event, time.monotonic() - t0)
         if isinstance(item, SessionStateChange) and item.state is ZkClientState.CONNECTED \
                 and not ctl.is_active:
             self._release_controller()  # what could not be given up while disconnected
@@ -472,6 +474,7 @@ class ControllerService:
         records = self.controller.drain_state_change_log()
         if not records:
             return
+        self.metrics.count_elections(records)
         prefix = f"{self._log_prefix} epoch={self.controller.epoch}"
         for rec in records:
             state_log.info("%s %s", prefix, rec)

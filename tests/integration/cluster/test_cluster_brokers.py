@@ -72,7 +72,7 @@ def test_one_controller_every_broker_in_every_metadata(ready: Cluster,
     url = f"http://{HOST}:{ready.brokers[st.controller].metrics_port}/metrics"
     with urllib.request.urlopen(url, timeout=5) as resp:
         text = resp.read().decode()
-    for name in ("kafka_controller_ActiveControllerCount 1.0",
+    for name in ("kafka_controller_KafkaController_ActiveControllerCount 1.0",
                  "kafka_server_KafkaServer_BrokerState 3.0",
                  "kafka_network_RequestChannel_RequestQueueSize ",
                  "kafka_network_RequestChannel_ControlPlaneRequestQueueSize ",
