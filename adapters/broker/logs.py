@@ -6,11 +6,12 @@ thread they cost about half a second before the controller sends its requests an
 ControlledShutdown (measured: ``docs/benchmarks.md``). Kafka writes the same lines through
 log4j's own appender threads.
 
-``defer_logging()`` moves formatting and writing to one thread: the root logger's handlers
-are replaced by a ``QueueHandler`` whose records keep their arguments unformatted (every
-logger in kcontrol passes immutable values or strings), and a ``QueueListener`` hands them,
-in order, to the handlers that were there. The calling thread only builds the record and
-queues it. ``stop()`` (also run at exit) writes whatever is still queued. What a kill -9
+``defer_logging()`` moves formatting and writing to writer threads: the handlers of the root
+logger, and of every other logger that has handlers of its own (the state-change loggers,
+which write ``state-change.log``), are replaced by a ``QueueHandler`` whose records keep their
+arguments unformatted (every logger in kcontrol passes immutable values or strings), and a
+``QueueListener`` per logger hands them, in order, to the handlers that were there. The
+calling thread only builds the record and queues it. ``stop()`` (also run at exit) writes whatever is still queued. What a kill -9
 finds still queued is lost; the listener thread writes as soon as it gets the GIL, so that
 is at most the last lines of a burst.
 """
@@ -58,6 +59,11 @@ class DeferredLogging:
             self.root.addHandler(h)
 
 
-def defer_logging() -> DeferredLogging:
-    """Route the root logger through one writer thread (call after configuring it)."""
-    return DeferredLogging(logging.getLogger()).start()
+def defer_logging() -> list[DeferredLogging]:
+    """Route the root logger, and every logger with handlers of its own, through a writer
+    thread each (call after configuring them); ``stop`` each at the end."""
+    manager = logging.Logger.manager
+    loggers = [logging.getLogger()] + [
+        lg for _, lg in sorted(manager.loggerDict.items())
+        if isinstance(lg, logging.Logger) and lg.handlers]
+    return [DeferredLogging(lg).start() for lg in loggers]

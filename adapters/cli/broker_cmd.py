@@ -6,6 +6,9 @@ a second signal skips what is left of it. If the shutdown overruns its bound (ev
 and back-off, plus 10 s) the broker stops without it and exits 1. SIGKILL is just death: the
 sessions expire on the ensemble's clock.
 
+Logs: the server log on stderr, the state-change log in ``--log-dir``/state-change.log
+(``adapters.cli.log_options``); ``--log-config FILE`` replaces that setup.
+
 Exit codes: 0 stopped on request; 1 could not start (busy port, ZooKeeper unreachable,
 ``--control-plane-priority realtime`` not permitted, the
 broker id held by a live process) or stopped on a fatal error; 2 bad arguments.
@@ -17,13 +20,21 @@ import logging
 import signal
 import sys
 import time
+from pathlib import Path
 from types import FrameType
+from typing import Any
 
 import click
 
 from adapters.broker import BrokerNode, BrokerSettings, BrokerStartError
 from adapters.broker.logs import defer_logging
 from adapters.cli.controller_cmd import _valid_hosts
+from adapters.cli.log_options import (
+    DEFAULT_LOG_ROOT,
+    configure_logging,
+    log_config_option,
+    log_dir_option,
+)
 from adapters.cli.zk_options import zookeeper_auth_option
 from adapters.controller.service import DEFAULT_SESSION_TIMEOUT_MS
 from adapters.host import thread_priority as priority
@@ -78,7 +89,10 @@ def _parse_listeners(ctx: click.Context) -> ListenerConfig:
                    "SCHED_FIFO 1, so a busy data plane cannot delay them; auto = realtime "
                    "when permitted, else normal with a warning.")
 @click.option("--log-level", type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"]),
-              default="INFO", show_default=True)
+              default="INFO", show_default=True,
+              help="The lowest level logged (the default setup only).")
+@log_dir_option("broker-<ID>")
+@log_config_option
 @zookeeper_auth_option
 @click.pass_context
 def broker(ctx: click.Context, broker_id: int, hosts: str, listeners: str,
@@ -86,6 +100,7 @@ def broker(ctx: click.Context, broker_id: int, hosts: str, listeners: str,
            session_timeout_ms: int, connect_timeout: float,
            controlled_shutdown_max_retries: int, controlled_shutdown_retry_backoff_ms: int,
            isr_expand_interval_ms: int, control_plane_priority: str, log_level: str,
+           log_dir: Path | None, log_config: tuple[Path, dict[str, Any]] | None,
            zookeeper_auth: ZkAuth | None) -> None:
     """Run one broker: listeners, registration, a controller candidate, until SIGTERM."""
     problem = _valid_hosts(hosts)
@@ -98,16 +113,17 @@ def broker(ctx: click.Context, broker_id: int, hosts: str, listeners: str,
         click.echo(f"kcontrol broker {broker_id}: error: {exc}", err=True)
         sys.exit(1)
     priority.configure(control_plane_priority)
-    logging.basicConfig(level=getattr(logging, log_level), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("kazoo").setLevel(max(logging.WARNING, getattr(logging, log_level)))
-    deferred = defer_logging()  # state-change lines are written by a thread of their own
+    setup = configure_logging(log_level, log_dir or DEFAULT_LOG_ROOT / f"broker-{broker_id}",
+                              log_config)
+    deferred = defer_logging()  # state-change lines are written by threads of their own
     try:
         _run(broker_id, hosts, config, metrics_port, session_timeout_ms, connect_timeout,
              controlled_shutdown_max_retries, controlled_shutdown_retry_backoff_ms,
              isr_expand_interval_ms, zookeeper_auth)
     finally:
-        deferred.stop()
+        for d in deferred:
+            d.stop()
+        setup.close()
 
 
 def _run(broker_id: int, hosts: str, config: ListenerConfig, metrics_port: int | None,

@@ -12,13 +12,14 @@ recorded in DIR's state file, which ``status`` and ``down`` read it from (their 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 from rich.console import Console
 
 from adapters.cli.admin_cmd import quiet_kazoo
 from adapters.cli.controller_cmd import _valid_hosts
+from adapters.cli.log_options import log_config_option
 from adapters.cli.zk_options import zookeeper_auth_option
 from adapters.cluster import Cluster, ClusterError, NoClusterError
 from adapters.cluster.demo import run_demo, status_table
@@ -32,6 +33,15 @@ _dir_option = click.option(
     "--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
     default=DEFAULT_DIR, show_default=True,
     help="Directory holding the cluster: cluster.json, broker logs, the ensemble.")
+
+
+def _broker_log_config(f: Any) -> Any:
+    """``--log-config FILE`` (checked here), given to every broker."""
+    f = log_config_option(f)
+    opt = f.__click_params__[-1]
+    opt.help = ("Give every broker this logging configuration (a JSON file holding a "
+                "logging.config.dictConfig dictionary) instead of the default setup.")
+    return f
 
 
 def _fail(message: object) -> NoReturn:
@@ -60,24 +70,27 @@ def cluster() -> None:
               help="Each broker's --control-plane-priority (see `kcontrol broker --help`).")
 @click.option("--timeout", type=click.FloatRange(min=1.0), default=90.0, show_default=True,
               help="Seconds to wait for the cluster to be ready.")
+@_broker_log_config
 @zookeeper_auth_option
 def up(brokers: int, hosts: str | None, directory: Path, session_timeout_ms: int,
        control_plane: bool, control_plane_priority: str, timeout: float,
-       zookeeper_auth: ZkAuth | None) -> None:
+       log_config: tuple[Path, dict[str, Any]] | None, zookeeper_auth: ZkAuth | None) -> None:
     """Start ZooKeeper (unless --zookeeper) and BROKERS brokers; wait until a controller is
-    elected and every broker's metadata names every broker."""
+    elected and every broker's metadata names every broker. Each broker logs to
+    DIR/broker-<id>.log and its state changes to DIR/broker-<id>/state-change.log."""
     if hosts is not None and (problem := _valid_hosts(hosts)):
         raise click.BadParameter(f"{hosts!r}: {problem}", param_hint="--zookeeper")
     try:
         c = Cluster.create(directory, brokers, zookeeper=hosts,
                            session_timeout_ms=session_timeout_ms, control_plane=control_plane,
                            zookeeper_auth=zookeeper_auth,
-                           control_plane_priority=control_plane_priority)
+                           control_plane_priority=control_plane_priority,
+                           log_config=log_config[0] if log_config else None)
         if c.ensemble is not None:
             click.echo(f"starting a 3-server ZooKeeper ensemble in {c.ensemble_dir} ...",
                        err=True)
-        click.echo(f"starting {brokers} broker(s) (logs: {c.directory}/broker-<id>.log) ...",
-                   err=True)
+        click.echo(f"starting {brokers} broker(s) (logs: {c.directory}/broker-<id>.log, state "
+                   f"changes: {c.directory}/broker-<id>/state-change.log) ...", err=True)
         st = c.up(timeout)
     except ClusterError as exc:
         _fail(exc)
@@ -143,9 +156,12 @@ def status(directory: Path, zookeeper_auth: ZkAuth | None) -> None:
               default=Path(".kcontrol/demo"), show_default=True)
 @click.option("--session-timeout-ms", type=click.IntRange(min=1000), default=4000,
               show_default=True)
+@_broker_log_config
 @zookeeper_auth_option
-def demo(directory: Path, session_timeout_ms: int, zookeeper_auth: ZkAuth | None) -> None:
+def demo(directory: Path, session_timeout_ms: int,
+         log_config: tuple[Path, dict[str, Any]] | None, zookeeper_auth: ZkAuth | None) -> None:
     """The `make run` walk-through: create a topic, kill -9 the controller's broker, bring it
     back, move a partition, delete the topic, audit; then stop everything."""
     raise SystemExit(run_demo(directory.absolute(), session_timeout_ms=session_timeout_ms,
-                              zookeeper_auth=zookeeper_auth))
+                              zookeeper_auth=zookeeper_auth,
+                              log_config=log_config[0] if log_config else None))

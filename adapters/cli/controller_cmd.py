@@ -1,6 +1,7 @@
 """``kcontrol controller``: run one controller candidate against a ZooKeeper ensemble until
 SIGINT/SIGTERM. Several may run at once (different ``--broker-id``): they race for
-``/controller``. Logs every state change one line each (the state-change log) on stderr."""
+``/controller``. Logs on stderr, and every state change one line each to the state-change log,
+``--log-dir``/state-change.log (``adapters.cli.log_options``)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,18 @@ import logging
 import signal
 import sys
 import threading
+from pathlib import Path
 from types import FrameType
+from typing import Any
 
 import click
 
+from adapters.cli.log_options import (
+    DEFAULT_LOG_ROOT,
+    configure_logging,
+    log_config_option,
+    log_dir_option,
+)
 from adapters.cli.zk_options import zookeeper_auth_option
 from adapters.controller import ControllerService, ServiceError
 from adapters.controller.event_queue import DEFAULT_CAPACITY
@@ -50,18 +59,30 @@ def _valid_hosts(hosts: str) -> str | None:
 @click.option("--queue-capacity", type=click.IntRange(min=1), default=DEFAULT_CAPACITY,
               show_default=True, help="Bound of the controller's event queue.")
 @click.option("--log-level", type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"]),
-              default="INFO", show_default=True)
+              default="INFO", show_default=True,
+              help="The lowest level logged (the default setup only).")
+@log_dir_option("controller-<BROKER_ID>")
+@log_config_option
 @zookeeper_auth_option
 def controller(broker_id: int, hosts: str, metrics_port: int | None, session_timeout_ms: int,
                connect_timeout: float, queue_capacity: int, log_level: str,
+               log_dir: Path | None, log_config: tuple[Path, dict[str, Any]] | None,
                zookeeper_auth: ZkAuth | None) -> None:
     """Run one controller candidate until SIGINT/SIGTERM."""
     problem = _valid_hosts(hosts)
     if problem:
         raise click.BadParameter(f"{hosts!r}: {problem}", param_hint="--zookeeper")
-    logging.basicConfig(level=getattr(logging, log_level), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("kazoo").setLevel(max(logging.WARNING, getattr(logging, log_level)))
+    setup = configure_logging(
+        log_level, log_dir or DEFAULT_LOG_ROOT / f"controller-{broker_id}", log_config)
+    try:
+        _run(broker_id, hosts, metrics_port, session_timeout_ms, connect_timeout,
+             queue_capacity, zookeeper_auth)
+    finally:
+        setup.close()
+
+
+def _run(broker_id: int, hosts: str, metrics_port: int | None, session_timeout_ms: int,
+         connect_timeout: float, queue_capacity: int, zookeeper_auth: ZkAuth | None) -> None:
     svc = ControllerService(broker_id, hosts, session_timeout_ms=session_timeout_ms,
                             metrics_port=metrics_port, connect_timeout=connect_timeout,
                             queue_capacity=queue_capacity, zookeeper_auth=zookeeper_auth)

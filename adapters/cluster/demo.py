@@ -85,8 +85,9 @@ def status_table(st: ClusterStatus) -> Table:
 
 class Demo:
     def __init__(self, directory: Path, console: Console, session_timeout_ms: int = 4000,
-                 zookeeper_auth: ZkAuth | None = None) -> None:
+                 zookeeper_auth: ZkAuth | None = None, log_config: Path | None = None) -> None:
         self.directory = directory
+        self.log_config = log_config
         self.console = console
         self.session_timeout_ms = session_timeout_ms
         self.zookeeper_auth = zookeeper_auth
@@ -205,9 +206,11 @@ class Demo:
         self.step(0, "a 3-server ZooKeeper ensemble and 3 brokers")
         self.cluster = Cluster.create(self.directory, 3,
                                       session_timeout_ms=self.session_timeout_ms,
-                                      die_with_parent=True, zookeeper_auth=self.zookeeper_auth)
+                                      die_with_parent=True, zookeeper_auth=self.zookeeper_auth,
+                                      log_config=self.log_config)
         self.say(f"starting ZooKeeper and brokers 1-3 in {self.directory} "
-                 f"(logs: {self.directory}/broker-<id>.log) ...")
+                 f"(logs: {self.directory}/broker-<id>.log, state changes: "
+                 f"{self.directory}/broker-<id>/state-change.log) ...")
         st = self.cluster.up(timeout=90.0)
         self.console.print(status_table(st))
         self.say(f"Broker {st.controller} won the election for /controller. Every broker has "
@@ -351,10 +354,12 @@ class Demo:
 
 
 def run_demo(directory: Path, console: Console | None = None,
-             session_timeout_ms: int = 4000, zookeeper_auth: ZkAuth | None = None) -> int:
-    """The whole demo; returns the exit code (0: every step happened as announced)."""
+             session_timeout_ms: int = 4000, zookeeper_auth: ZkAuth | None = None,
+             log_config: Path | None = None) -> int:
+    """The whole demo; returns the exit code (0: every step happened as announced).
+    ``log_config``: every broker's ``--log-config``."""
     console = console or Console(width=max(Console().width, 120))
-    demo = Demo(directory, console, session_timeout_ms, zookeeper_auth)
+    demo = Demo(directory, console, session_timeout_ms, zookeeper_auth, log_config)
     handled = (signal.SIGTERM, signal.SIGHUP)
     previous = {s: signal.signal(s, _raise_stop) for s in handled}
     code = 0

@@ -6,7 +6,9 @@ Layout of the cluster's directory DIR::
     DIR/cluster.json          state: ZooKeeper (and its ``--zookeeper-auth`` identity, if
                               any: the file is then private, mode 0600), the brokers' ports,
                               pids and command lines
-    DIR/broker-<id>.log       each broker's stdout and stderr (appended across restarts)
+    DIR/broker-<id>.log       each broker's stdout and stderr: its server log (appended
+                              across restarts)
+    DIR/broker-<id>/state-change.log   each broker's state-change log (its ``--log-dir``)
     DIR/zookeeper/            the embedded ensemble (``adapters.ensemble``), if any
 
 Brokers run detached (their own session, so a Ctrl-C in the terminal reaches only the
@@ -57,6 +59,7 @@ from adapters.network.codec import CodecError
 from adapters.zookeeper.connect import AUTH_ENV, ZkAuth, ZkAuthError, ensure_chroot
 from adapters.zookeeper.reads import ZkReader
 
+STATE_CHANGE_FILE = "state-change.log"  # as adapters.cli.log_options names it in --log-dir
 STATE_FILE = "cluster.json"
 HOST = "127.0.0.1"
 DEFAULT_SESSION_TIMEOUT_MS = 6000
@@ -85,6 +88,16 @@ class BrokerProcess:
     log_file: Path
     argv: list[str]
     pid: int | None = None
+
+    @property
+    def log_dir(self) -> Path:
+        """The broker's ``--log-dir``: ``DIR/broker-<id>``, beside its server log."""
+        return self.log_file.with_suffix("")
+
+    @property
+    def state_change_log(self) -> Path:
+        """The broker's state-change log (with the default logging setup)."""
+        return self.log_dir / STATE_CHANGE_FILE
 
     @property
     def endpoints(self) -> str:
@@ -183,9 +196,11 @@ class Cluster:
                retry_backoff_ms: int = DEFAULT_RETRY_BACKOFF_MS,
                die_with_parent: bool = False, log_level: str = "INFO",
                zookeeper_auth: ZkAuth | None = None,
-               control_plane_priority: str = "auto") -> Cluster:
+               control_plane_priority: str = "auto",
+               log_config: Path | None = None) -> Cluster:
         """Plan a cluster (ports, command lines); nothing starts until ``up``.
-        ``control_plane_priority``: each broker's ``--control-plane-priority``."""
+        ``control_plane_priority``: each broker's ``--control-plane-priority``;
+        ``log_config``: each broker's ``--log-config`` (else the default logging setup)."""
         if not 1 <= brokers <= 9:
             raise ClusterError(f"a cluster has 1 to 9 brokers, not {brokers}")
         root = Path(directory).absolute()
@@ -210,7 +225,9 @@ class Cluster:
                       "--session-timeout-ms", str(session_timeout_ms),
                       "--controlled-shutdown-retry-backoff-ms", str(retry_backoff_ms),
                       "--control-plane-priority", control_plane_priority,
-                      "--log-level", log_level]
+                      "--log-level", log_level, "--log-dir", str(b.log_dir),
+                      *(["--log-config", str(Path(log_config).absolute())] if log_config
+                        else [])]
             planned.append(b)
         cluster = cls(root, zookeeper, planned, ensemble_dir=ensemble_dir,
                       session_timeout_ms=session_timeout_ms, die_with_parent=die_with_parent,

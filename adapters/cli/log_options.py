@@ -1,0 +1,144 @@
+"""Logging of the long-running commands (``kcontrol controller``, ``kcontrol broker``, and the
+brokers ``kcontrol cluster up``/``demo`` start): the ``--log-dir`` and ``--log-config`` options
+and the setup they choose.
+
+Default setup, as Kafka's log4j configuration: the server log on stderr, and the state-change
+loggers (``kcontrol.state.change``: the controller's; ``kcontrol.broker.state.change``: the
+broker's) in ``state-change.log`` in the log directory, not in the server log. The directory
+and the file are created when the first state change is logged.
+
+``--log-config FILE``: a JSON file holding a ``logging.config.dictConfig`` dictionary, which
+replaces the default setup (``--log-level`` and ``--log-dir`` then do nothing). A file that
+cannot be read, is not a JSON object or is refused by ``dictConfig`` is a usage error (exit
+code 2) whose message names the file and the problem.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import logging.config
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+STATE_CHANGE_LOGGERS = ("kcontrol.state.change", "kcontrol.broker.state.change")
+STATE_CHANGE_FILE = "state-change.log"
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+DEFAULT_LOG_ROOT = Path(".kcontrol/logs")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class LogConfigError(Exception):
+    """A ``--log-config`` file that cannot be used; the message names the file."""
+
+
+def read_log_config(path: Path) -> dict[str, Any]:
+    """The dictConfig dictionary in the JSON file ``path`` (not applied yet)."""
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LogConfigError(f"{path}: cannot be read ({exc})") from None
+    try:
+        config = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise LogConfigError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(config, dict):
+        raise LogConfigError(f"{path}: holds a JSON {type(config).__name__}, not an object "
+                             f"(a logging.config.dictConfig dictionary)")
+    return config
+
+
+def apply_log_config(path: Path, config: dict[str, Any]) -> None:
+    """``logging.config.dictConfig(config)``; what it refuses raises ``LogConfigError``."""
+    try:
+        logging.config.dictConfig(config)
+    except (ValueError, TypeError, AttributeError, ImportError, KeyError, OSError) as exc:
+        cause = f"{exc}" + (f": {exc.__cause__}" if exc.__cause__ is not None else "")
+        raise LogConfigError(f"{path}: logging.config.dictConfig refused it ({cause})") from None
+
+
+def _log_config_callback(_ctx: click.Context, param: click.Parameter,
+                         value: Path | None) -> tuple[Path, dict[str, Any]] | None:
+    if value is None:
+        return None
+    try:
+        return value, read_log_config(value)
+    except LogConfigError as exc:
+        raise click.BadParameter(str(exc), param=param) from None
+
+
+def log_config_option(f: F) -> F:
+    """The ``--log-config FILE`` option; the command receives ``(path, dictionary)`` or None."""
+    return click.option(
+        "--log-config", "log_config", type=click.Path(dir_okay=False, path_type=Path),
+        default=None, metavar="FILE", callback=_log_config_callback,
+        help="Configure logging from this JSON file (a logging.config.dictConfig "
+             "dictionary) instead of the default setup; --log-level and --log-dir are then "
+             "ignored.")(f)
+
+
+def log_dir_option(default_name: str) -> Callable[[F], F]:
+    """The ``--log-dir DIR`` option; its default, under ``.kcontrol/logs``, is named by
+    ``default_name`` with ``{id}`` replaced by the command's id (the command fills it in)."""
+    return click.option(
+        "--log-dir", "log_dir", type=click.Path(file_okay=False, path_type=Path),
+        default=None, metavar="DIR",
+        help=f"Write the state-change log to DIR/{STATE_CHANGE_FILE} (default: "
+             f"{DEFAULT_LOG_ROOT}/{default_name}).")
+
+
+class _StateChangeFile(logging.FileHandler):
+    """A file handler that creates its directory, and the file, when it first writes."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path, encoding="utf-8", delay=True)
+
+    def _open(self):  # type: ignore[no-untyped-def]
+        Path(self.baseFilename).parent.mkdir(parents=True, exist_ok=True)
+        return super()._open()
+
+
+class LoggingSetup:
+    """What ``configure_logging`` installed; ``close`` removes the state-change file handlers
+    again (the command may run inside a test process)."""
+
+    def __init__(self, handlers: list[tuple[logging.Logger, logging.Handler, bool]]) -> None:
+        self._handlers = handlers
+
+    def close(self) -> None:
+        for logger, handler, propagate in self._handlers:
+            logger.removeHandler(handler)
+            logger.propagate = propagate
+            handler.close()
+        self._handlers = []
+
+
+def configure_logging(level: str, log_dir: Path,
+                      log_config: tuple[Path, dict[str, Any]] | None) -> LoggingSetup:
+    """Set up logging for a long-running command: ``log_config`` if given (raising
+    ``click.BadParameter`` if dictConfig refuses it), else the default setup (the server log on
+    stderr at ``level``, the state-change loggers to ``log_dir/state-change.log`` only)."""
+    if log_config is not None:
+        path, config = log_config
+        try:
+            apply_log_config(path, config)
+        except LogConfigError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--log-config'") from None
+        return LoggingSetup([])
+    numeric = getattr(logging, level)
+    logging.basicConfig(level=numeric, stream=sys.stderr, format=LOG_FORMAT)
+    logging.getLogger("kazoo").setLevel(max(logging.WARNING, numeric))
+    handler = _StateChangeFile(log_dir / STATE_CHANGE_FILE)  # one file, both loggers
+    handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    installed = []
+    for name in STATE_CHANGE_LOGGERS:
+        logger = logging.getLogger(name)
+        installed.append((logger, handler, logger.propagate))
+        logger.addHandler(handler)
+        logger.propagate = False
+    return LoggingSetup(installed)
