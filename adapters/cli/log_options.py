@@ -8,7 +8,8 @@ broker's) in ``state-change.log`` in the log directory, not in the server log. T
 and the file are created when the first state change is logged.
 
 ``--log-config FILE``: a JSON file holding a ``logging.config.dictConfig`` dictionary, which
-replaces the default setup (``--log-level`` and ``--log-dir`` then do nothing). A file that
+replaces the default setup (``--log-level`` and ``--log-dir`` then do nothing);
+``disable_existing_loggers`` defaults to false. A file that
 cannot be read, is not a JSON object or is refused by ``dictConfig`` is a usage error (exit
 code 2) whose message names the file and the problem.
 """
@@ -54,9 +55,11 @@ def read_log_config(path: Path) -> dict[str, Any]:
 
 
 def apply_log_config(path: Path, config: dict[str, Any]) -> None:
-    """``logging.config.dictConfig(config)``; what it refuses raises ``LogConfigError``."""
+    """``logging.config.dictConfig(config)``; what it refuses raises ``LogConfigError``.
+    ``disable_existing_loggers`` defaults to false: kcontrol's loggers exist before the file is
+    read, and dictConfig's default would silence them all."""
     try:
-        logging.config.dictConfig(config)
+        logging.config.dictConfig({"disable_existing_loggers": False, **config})
     except (ValueError, TypeError, AttributeError, ImportError, KeyError, OSError) as exc:
         cause = f"{exc}" + (f": {exc.__cause__}" if exc.__cause__ is not None else "")
         raise LogConfigError(f"{path}: logging.config.dictConfig refused it ({cause})") from None
@@ -107,13 +110,14 @@ class LoggingSetup:
     """What ``configure_logging`` installed; ``close`` removes the state-change file handlers
     again (the command may run inside a test process)."""
 
-    def __init__(self, handlers: list[tuple[logging.Logger, logging.Handler, bool]]) -> None:
+    def __init__(self, handlers: list[tuple[logging.Logger, logging.Handler, bool, int]]) -> None:
         self._handlers = handlers
 
     def close(self) -> None:
-        for logger, handler, propagate in self._handlers:
+        for logger, handler, propagate, level in self._handlers:
             logger.removeHandler(handler)
             logger.propagate = propagate
+            logger.setLevel(level)
             handler.close()
         self._handlers = []
 
@@ -138,7 +142,8 @@ def configure_logging(level: str, log_dir: Path,
     installed = []
     for name in STATE_CHANGE_LOGGERS:
         logger = logging.getLogger(name)
-        installed.append((logger, handler, logger.propagate))
+        installed.append((logger, handler, logger.propagate, logger.level))
         logger.addHandler(handler)
         logger.propagate = False
+        logger.setLevel(numeric)
     return LoggingSetup(installed)

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -27,11 +28,12 @@ def test_bad_hosts_and_unreachable_ensemble() -> None:
     assert "cannot connect to ZooKeeper at '127.0.0.1:1' within 1 s" in r.output
 
 
-def test_two_candidates_race(zk_chroot: str, zk_client: KazooClient) -> None:
+def test_two_candidates_race(zk_chroot: str, zk_client: KazooClient, tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
     procs = [subprocess.Popen([sys.executable, "-m", "adapters.cli", "controller",
                                "--broker-id", str(b), "--zookeeper", zk_chroot,
-                               "--session-timeout-ms", "4000"],
+                               "--session-timeout-ms", "4000",
+                               "--log-dir", str(tmp_path / f"logs-{b}")],
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                               text=True) for b in (1, 2)]
     try:
@@ -42,7 +44,10 @@ def test_two_candidates_race(zk_chroot: str, zk_client: KazooClient) -> None:
         loser.send_signal(signal.SIGTERM)
         _, err = loser.communicate(timeout=30)
         assert loser.returncode == 0, err[-2000:]
-        assert "elected with epoch 1" in err
+        assert "became controller with epoch 1" in err
+        # the state-change log is in --log-dir, not on stderr
+        changes = (tmp_path / f"logs-{first}" / "state-change.log").read_text()
+        assert "elected with epoch 1" in changes and "elected with epoch" not in err
         wait_until(lambda: controller_znode(zk_client)[:2] == (3 - first, 2), 30,
                    "the other candidate takes over with epoch 2")
     finally:
