@@ -80,6 +80,15 @@ def test_one_controller_every_broker_in_every_metadata(ready: Cluster,
                  "kafka_server_KafkaRequestHandlerPool_ControlPlaneRequestHandlerIdlePercent ",
                  'kafka_controller_ControllerChannelManager_QueueSize{broker_id="1"}'):
         assert name in text, name
+    # issue 22: each broker's state changes in DIR/broker-<id>/state-change.log, not in its
+    # server log; the controller's too
+    for bid, b in ready.brokers.items():
+        changes = b.state_change_log.read_text(errors="replace")
+        assert " kcontrol.broker.state.change: " in changes, bid
+        server = b.log_file.read_text(errors="replace")
+        assert "state.change" not in server, bid
+    changes = ready.brokers[st.controller].state_change_log.read_text(errors="replace")
+    assert " kcontrol.state.change: " in changes and "elected with epoch" in changes
 
 
 def test_topic_leaders_and_isr_in_every_brokers_metadata(ready: Cluster, observer: KazooClient,
