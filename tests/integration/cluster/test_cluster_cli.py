@@ -35,9 +35,15 @@ def recorded_pids(directory: Path) -> list[int]:
 
 def test_up_status_down_leaves_nothing(tmp_path: Path) -> None:
     directory = tmp_path / "cluster"
+    log_config = tmp_path / "logging.json"  # every line, state changes too, on stderr
+    log_config.write_text(json.dumps({
+        "version": 1, "formatters": {"f": {"format": "CFG %(name)s: %(message)s"}},
+        "handlers": {"err": {"class": "logging.StreamHandler", "formatter": "f",
+                             "stream": "ext://sys.stderr"}},
+        "root": {"level": "INFO", "handlers": ["err"]}}))
     try:
         up = kcontrol("cluster", "up", "--brokers", "2", "--dir", str(directory),
-                      "--session-timeout-ms", "4000")
+                      "--session-timeout-ms", "4000", "--log-config", str(log_config))
         assert up.returncode == 0, up.stderr
         connect = up.stdout.strip().splitlines()[-1]
         assert connect.count("127.0.0.1:") == 3  # the embedded 3-server ensemble
@@ -51,6 +57,10 @@ def test_up_status_down_leaves_nothing(tmp_path: Path) -> None:
         status = kcontrol("cluster", "status", "--dir", str(directory))
         assert status.returncode == 0, status.stdout + status.stderr
         assert "controller: broker" in status.stdout
+        for bid in (1, 2):  # --log-config reached every broker and replaced the default
+            assert "CFG kcontrol.broker.state.change: " in (
+                directory / f"broker-{bid}.log").read_text(errors="replace")
+            assert not (directory / f"broker-{bid}").exists()
     finally:
         down = kcontrol("cluster", "down", "--dir", str(directory))
     assert down.returncode == 0, down.stderr
