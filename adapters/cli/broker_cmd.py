@@ -92,7 +92,7 @@ def _parse_listeners(ctx: click.Context) -> ListenerConfig:
               default="INFO", show_default=True,
               help="The lowest level logged (the default setup only).")
 @log_dir_option("broker-<ID>")
-@log_config_option
+@log_config_option()
 @zookeeper_auth_option
 @click.pass_context
 def broker(ctx: click.Context, broker_id: int, hosts: str, listeners: str,

@@ -35,13 +35,9 @@ _dir_option = click.option(
     help="Directory holding the cluster: cluster.json, broker logs, the ensemble.")
 
 
-def _broker_log_config(f: Any) -> Any:
-    """``--log-config FILE`` (checked here), given to every broker."""
-    f = log_config_option(f)
-    opt = f.__click_params__[-1]
-    opt.help = ("Give every broker this logging configuration (a JSON file holding a "
-                "logging.config.dictConfig dictionary) instead of the default setup.")
-    return f
+_broker_log_config = log_config_option(
+    "Give every broker this logging configuration (a JSON file holding a "
+    "logging.config.dictConfig dictionary) instead of the default setup.")
 
 
 def _fail(message: object) -> NoReturn:

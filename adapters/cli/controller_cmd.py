@@ -62,7 +62,7 @@ def _valid_hosts(hosts: str) -> str | None:
               default="INFO", show_default=True,
               help="The lowest level logged (the default setup only).")
 @log_dir_option("controller-<BROKER_ID>")
-@log_config_option
+@log_config_option()
 @zookeeper_auth_option
 def controller(broker_id: int, hosts: str, metrics_port: int | None, session_timeout_ms: int,
                connect_timeout: float, queue_capacity: int, log_level: str,

@@ -75,19 +75,22 @@ def _log_config_callback(_ctx: click.Context, param: click.Parameter,
         raise click.BadParameter(str(exc), param=param) from None
 
 
-def log_config_option(f: F) -> F:
-    """The ``--log-config FILE`` option; the command receives ``(path, dictionary)`` or None."""
+LOG_CONFIG_HELP = ("Configure logging from this JSON file (a logging.config.dictConfig "
+                   "dictionary) instead of the default setup; --log-level and --log-dir are "
+                   "then ignored.")
+
+
+def log_config_option(help_text: str = LOG_CONFIG_HELP) -> Callable[[F], F]:
+    """The ``--log-config FILE`` option, read and checked when parsed; the command receives
+    ``(path, dictionary)`` or None."""
     return click.option(
         "--log-config", "log_config", type=click.Path(dir_okay=False, path_type=Path),
-        default=None, metavar="FILE", callback=_log_config_callback,
-        help="Configure logging from this JSON file (a logging.config.dictConfig "
-             "dictionary) instead of the default setup; --log-level and --log-dir are then "
-             "ignored.")(f)
+        default=None, metavar="FILE", callback=_log_config_callback, help=help_text)
 
 
 def log_dir_option(default_name: str) -> Callable[[F], F]:
-    """The ``--log-dir DIR`` option; its default, under ``.kcontrol/logs``, is named by
-    ``default_name`` with ``{id}`` replaced by the command's id (the command fills it in)."""
+    """The ``--log-dir DIR`` option (None when not given: the command then uses
+    ``.kcontrol/logs/<its own name>``); ``default_name`` is how the help names that default."""
     return click.option(
         "--log-dir", "log_dir", type=click.Path(file_okay=False, path_type=Path),
         default=None, metavar="DIR",
