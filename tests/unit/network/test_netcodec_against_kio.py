@@ -51,9 +51,7 @@ IDS = [f"{registry.ApiKey(k).name}-v{v}" for k, v in CASES]
 KIO_REQUEST_HEADERS = {0: KioRequestHeaderV0, 1: KioRequestHeaderV1, 2: KioRequestHeaderV2}
 KIO_RESPONSE_HEADERS = {0: KioResponseHeaderV0, 1: KioResponseHeaderV1}
 KNOWN_ERROR_CODES = sorted(int(e) for e in kio_errors.ErrorCode)
-EXAMPLES = settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+EXAMPLES = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 RENAMES: dict[tuple[str, str], str] = {
     ("LeaderAndIsrPartitionState", "partition_epoch"): "zk_version",
@@ -178,8 +176,9 @@ KINDS = ["request", "response"]
 
 @pytest.mark.parametrize(("api_key", "version"), CASES, ids=IDS)
 def test_flexibility_and_header_versions_match_kio(api_key: int, version: int) -> None:
-    request, response = kio_message(api_key, version, "request"), kio_message(
-        api_key, version, "response"
+    request, response = (
+        kio_message(api_key, version, "request"),
+        kio_message(api_key, version, "response"),
     )
     flexible = registry.is_flexible(api_key, version)
     assert request.__flexible__ == flexible
@@ -187,9 +186,10 @@ def test_flexibility_and_header_versions_match_kio(api_key: int, version: int) -
     assert request.__api_key__ == api_key and request.__version__ == version
     header_version = request_header_version(api_key, version, flexible)
     assert request.__header_schema__ is KIO_REQUEST_HEADERS[header_version]
-    assert response.__header_schema__ is KIO_RESPONSE_HEADERS[
-        response_header_version(api_key, flexible)
-    ]
+    assert (
+        response.__header_schema__
+        is KIO_RESPONSE_HEADERS[response_header_version(api_key, flexible)]
+    )
 
 
 # -- bodies, ours -> kio ----------------------------------------------------------------------
@@ -252,7 +252,9 @@ def test_kio_bytes_read_in_ours_and_encode_back_to_the_same_bytes(
 def test_request_header_and_body_frame_read_in_kio(
     api_key: int, version: int, correlation_id: int, client_id: str | None, data: st.DataObject
 ) -> None:
-    header_version = request_header_version(api_key, version, registry.is_flexible(api_key, version))
+    header_version = request_header_version(
+        api_key, version, registry.is_flexible(api_key, version)
+    )
     if header_version == 0:
         client_id = None
     body = data.draw(crossable(registry.request_schema(api_key, version)))
@@ -339,7 +341,9 @@ def test_a_tagged_field_we_write_is_read_by_kio() -> None:
         "throttle_time_ms": 7,
         TAGGED_FIELDS: {3: b"\x01", 1: (300).to_bytes(8, "big")},
     }
-    theirs = kio_decode(kio_message(18, 3, "response"), encode(registry.response_schema(18, 3), body))
+    theirs = kio_decode(
+        kio_message(18, 3, "response"), encode(registry.response_schema(18, 3), body)
+    )
     assert theirs.zk_migration_ready is True
     assert theirs.finalized_features_epoch == 300
     assert theirs.throttle_time == datetime.timedelta(milliseconds=7)

@@ -1,0 +1,331 @@
+"""Our wire codec against kafka-python 3.x, the client the integration tests drive.
+
+kafka-python speaks ApiVersions and Metadata (``kafka.protocol.metadata``, generated at import
+from Kafka's JSON schemas) and none of the controller APIs. For every version of those two
+that we support, requests and responses, with their headers and frames: the bytes our codec
+writes must be the bytes kafka-python writes for the same value, each side must read the
+other's bytes back as that value, and unknown tagged fields we write must reach kafka-python
+intact. Values cross over through a field-by-field mapping (:func:`to_kp`, :func:`from_kp`)
+that fails on any field one side has and the other lacks at that version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from netcodec_strategies import TEXT, values
+
+from adapters.network.codec import registry
+from adapters.network.codec.apis import api_versions
+from adapters.network.codec.dispatch import (
+    Request,
+    decode_response,
+    encode_request,
+    encode_response,
+    fallback_frame,
+    parse_request,
+)
+from adapters.network.codec.headers import (
+    REQUEST_HEADERS,
+    RESPONSE_HEADERS,
+    RequestHeader,
+    request_header_version,
+)
+from adapters.network.codec.primitives import UINT32_MAX, int_bounds
+from adapters.network.codec.schema import TAGGED_FIELDS, Array, Field, Struct, Type
+from adapters.network.codec.wire import decode, encode
+
+kp_metadata = pytest.importorskip("kafka.protocol.metadata")
+kp_header = pytest.importorskip("kafka.protocol.api_header")
+
+MESSAGES: dict[int, tuple[Any, Any]] = {
+    registry.ApiKey.API_VERSIONS: (kp_metadata.ApiVersionsRequest, kp_metadata.ApiVersionsResponse),
+    registry.ApiKey.METADATA: (kp_metadata.MetadataRequest, kp_metadata.MetadataResponse),
+}
+CASES = [
+    (key, version)
+    for key, (lo, hi) in registry.SUPPORTED.items()
+    if key in MESSAGES
+    for version in range(lo, hi + 1)
+]
+IDS = [f"{registry.ApiKey(k).name}-v{v}" for k, v in CASES]
+KINDS = ["request", "response"]
+INT32 = st.integers(*int_bounds(4))
+EXAMPLES = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FIRST_UNDECLARED_TAG = 4
+"""ApiVersionsResponse declares tags 0-3; kafka-python parses those, and keeps any other tag
+as raw bytes in ``unknown_tags``. Generated tagged fields start here."""
+
+RENAMES: dict[str, str] = {"authorized_operations": "_authorized_operations"}
+"""kafka-python field -> ours where the names differ: it renames both
+``*_authorized_operations`` fields to ``authorized_operations`` (a set of bit indexes)."""
+
+
+def kp_class(api_key: int, kind: str) -> Any:
+    request, response = MESSAGES[api_key]
+    return request if kind == "request" else response
+
+
+def our_schema(api_key: int, version: int, kind: str) -> Struct:
+    if kind == "request":
+        return registry.request_schema(api_key, version)
+    return registry.response_schema(api_key, version)
+
+
+def kp_fields(struct: Any, version: int) -> list[Any]:
+    """kafka-python's untagged fields of ``struct`` at ``version``, in wire order."""
+    return [f for f in struct._fields if f.for_version_q(version) and not f.tagged_field_q(version)]
+
+
+def our_name(kp_name: str, ours: Iterable[str]) -> str:
+    """Our name of kafka-python's field ``kp_name`` in a struct whose field names are ``ours``."""
+    if kp_name in RENAMES:
+        (match,) = [k for k in ours if k.endswith(RENAMES[kp_name])]
+        return match
+    return kp_name
+
+
+def to_bits(value: int) -> set[int] | None:
+    """An INT32 authorized-operations value as kafka-python holds it (INT32_MIN: None)."""
+    bits = {i for i in range(32) if (value & 0xFFFFFFFF) >> i & 1}
+    return None if bits == {31} else bits
+
+
+def from_bits(bits: set[int] | None) -> int:
+    unsigned = sum(1 << i for i in ({31} if bits is None else bits))
+    return unsigned - (1 << 32) if unsigned >= 1 << 31 else unsigned
+
+
+def to_kp_kwargs(struct: Any, version: int, value: dict[str, Any]) -> dict[str, Any]:
+    """Our struct value as keyword arguments of kafka-python's class for ``struct``."""
+    kwargs = {}
+    used = set()
+    for f in kp_fields(struct, version):
+        ours = our_name(f.name, value)
+        used.add(ours)
+        v = value[ours]
+        if f.is_struct_array():
+            item = f.array_of
+            v = None if v is None else [to_kp_object(item, version, x) for x in v]
+        elif f.is_struct():
+            v = None if v is None else to_kp_object(f, version, v)
+        elif f.name == "authorized_operations":
+            v = to_bits(v)
+        kwargs[f.name] = v
+    assert set(value) - {TAGGED_FIELDS} == used, f"{struct.name}: fields differ"
+    return kwargs
+
+
+def to_kp_object(struct: Any, version: int, value: dict[str, Any]) -> Any:
+    return struct.data_class(version=version, **to_kp_kwargs(struct, version, value))
+
+
+def to_kp(api_key: int, version: int, kind: str, body: dict[str, Any]) -> Any:
+    cls = kp_class(api_key, kind)
+    return cls[version](**to_kp_kwargs(cls._struct, version, body))
+
+
+def from_kp(struct: Any, version: int, schema: Struct, obj: Any) -> dict[str, Any]:
+    """A decoded kafka-python object as our value of ``schema``, unknown tags as raw tagged
+    fields (``schema`` supplies only our names and tells where a tag buffer is)."""
+    ours = {f.name: f.type for f in schema.fields}
+    out: dict[str, Any] = {}
+    for f in kp_fields(struct, version):
+        name = our_name(f.name, ours)
+        v = getattr(obj, f.name)
+        if f.is_struct_array():
+            item = ours[name]
+            assert isinstance(item, Array) and isinstance(item.item, Struct)
+            v = None if v is None else [from_kp(f.array_of, version, item.item, x) for x in v]
+        elif f.name == "authorized_operations":
+            v = from_bits(v)
+        elif isinstance(v, tuple):
+            v = list(v)
+        out[name] = v
+    if TAGGED_FIELDS in ours:
+        out[TAGGED_FIELDS] = {int(k[1:]): bytes(v) for k, v in (obj.unknown_tags or {}).items()}
+    return out
+
+
+def kp_decode(api_key: int, version: int, kind: str, data: bytes) -> Any:
+    cls = kp_class(api_key, kind)
+    return cls.decode(data, version=version)
+
+
+def strip_tags(value: Any) -> Any:
+    """``value`` with every tag buffer emptied: kafka-python writes only tags it declares."""
+    if isinstance(value, dict):
+        return {k: ({} if k == TAGGED_FIELDS else strip_tags(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [strip_tags(v) for v in value]
+    return value
+
+
+def crossable(t: Type) -> st.SearchStrategy[Any]:
+    """Values of ``t`` kafka-python can hold: tagged fields only of tags it does not declare."""
+    if isinstance(t, Struct):
+        return st.fixed_dictionaries({f.name: _crossable_field(f) for f in t.fields})
+    if isinstance(t, Array) and isinstance(t.item, Struct):
+        items = st.lists(crossable(t.item), max_size=3)
+        return st.none() | items if t.nullable else items
+    return values(t)
+
+
+def _crossable_field(f: Field) -> st.SearchStrategy[Any]:
+    if f.name == TAGGED_FIELDS:
+        return st.dictionaries(
+            st.integers(FIRST_UNDECLARED_TAG, UINT32_MAX), st.binary(max_size=6), max_size=2
+        )
+    return crossable(f.type)
+
+
+def readable_by_kp(api_key: int, version: int, kind: str, body: dict[str, Any]) -> bool:
+    """kafka-python, like Kafka's clients, reads an ApiVersions response carrying an error as
+    the v0 fallback body; a body with an error in a later version is not meant for it."""
+    return not (api_key == 18 and kind == "response" and version > 0 and body["error_code"])
+
+
+# -- bodies, both ways --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(("api_key", "version"), CASES, ids=IDS)
+@EXAMPLES
+@given(data=st.data())
+def test_bodies_match_kafka_python_both_ways(
+    api_key: int, version: int, kind: str, data: st.DataObject
+) -> None:
+    schema = our_schema(api_key, version, kind)
+    body = data.draw(crossable(schema))
+    assume_readable = readable_by_kp(api_key, version, kind, body)
+    ours = encode(schema, body)
+    bare = strip_tags(body)
+    theirs = to_kp(api_key, version, kind, bare)
+    wire = bytes(theirs.encode(version=version))
+    # kafka-python -> ours: same bytes, and our reading of them is the value
+    assert wire == encode(schema, bare)
+    assert decode(schema, wire) == bare
+    # ours -> kafka-python: it reads our value back, unknown tagged fields included
+    if assume_readable:
+        read = kp_decode(api_key, version, kind, ours)
+        assert from_kp(kp_class(api_key, kind)._struct, version, schema, read) == body
+
+
+# -- headers and whole frames -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("api_key", "version"), CASES, ids=IDS)
+@EXAMPLES
+@given(data=st.data(), correlation_id=INT32, client_id=st.none() | TEXT)
+def test_request_frames_match_kafka_python_both_ways(
+    api_key: int, version: int, data: st.DataObject, correlation_id: int, client_id: str | None
+) -> None:
+    body = strip_tags(data.draw(crossable(registry.request_schema(api_key, version))))
+    header = RequestHeader(api_key, version, correlation_id, client_id)
+    theirs = to_kp(api_key, version, "request", body)
+    theirs.with_header(correlation_id=correlation_id, client_id=client_id)
+    frame = encode_request(header, body)
+    assert bytes(theirs.encode(header=True, framed=True)) == frame
+    parsed = parse_request(frame[4:])
+    if isinstance(parsed, Request):
+        assert parsed == Request(header, body)
+    else:  # ApiVersions v3 with client software Kafka's pattern rejects
+        assert api_key == 18 and not api_versions.is_valid_request(body, version)
+    read = kp_class(api_key, "request").decode(frame, version=version, header=True, framed=True)
+    assert (read.header.correlation_id, read.header.client_id) == (correlation_id, client_id)
+    assert read.header.request_api_key == api_key
+    assert read.header.request_api_version == version
+    assert read == theirs
+
+
+@pytest.mark.parametrize(("api_key", "version"), CASES, ids=IDS)
+@EXAMPLES
+@given(data=st.data(), correlation_id=INT32)
+def test_response_frames_match_kafka_python_both_ways(
+    api_key: int, version: int, data: st.DataObject, correlation_id: int
+) -> None:
+    body = strip_tags(data.draw(crossable(registry.response_schema(api_key, version))))
+    theirs = to_kp(api_key, version, "response", body)
+    theirs.with_header(correlation_id=correlation_id)
+    frame = encode_response(api_key, version, correlation_id, body)
+    assert bytes(theirs.encode(header=True, framed=True)) == frame
+    if readable_by_kp(api_key, version, "response", body):
+        assert decode_response(api_key, version, frame[4:]) == (correlation_id, body)
+        read = kp_class(api_key, "response").decode(
+            frame, version=version, header=True, framed=True
+        )
+        assert read.header.correlation_id == correlation_id
+        assert read == theirs
+
+
+@pytest.mark.parametrize("version", sorted(set(REQUEST_HEADERS) - {0}))
+@EXAMPLES
+@given(data=st.data())
+def test_request_headers_match_kafka_python(version: int, data: st.DataObject) -> None:
+    """Request header v1 and v2 (kafka-python has no v0: ControlledShutdown v0 only);
+    in v2 client_id keeps its INT16 length, and unknown header tags reach kafka-python."""
+    schema = REQUEST_HEADERS[version]
+    header = data.draw(crossable(schema))
+    flexible = version == 2
+    wire = encode(schema, header)
+    bare = strip_tags(header)
+    theirs = kp_header.RequestHeader(**{k: v for k, v in bare.items() if k != TAGGED_FIELDS})
+    assert bytes(theirs.encode(flexible=flexible)) == encode(schema, bare)
+    read = kp_header.RequestHeader.decode(_stream(wire), flexible=flexible)
+    assert from_kp(kp_header.RequestHeader._struct, version, schema, read) == header
+
+
+@pytest.mark.parametrize("version", sorted(RESPONSE_HEADERS))
+@EXAMPLES
+@given(data=st.data())
+def test_response_headers_match_kafka_python(version: int, data: st.DataObject) -> None:
+    schema = RESPONSE_HEADERS[version]
+    header = data.draw(crossable(schema))
+    flexible = version == 1
+    wire = encode(schema, header)
+    theirs = kp_header.ResponseHeader(correlation_id=header["correlation_id"])
+    assert bytes(theirs.encode(flexible=flexible)) == encode(schema, strip_tags(header))
+    read = kp_header.ResponseHeader.decode(_stream(wire), flexible=flexible)
+    assert from_kp(kp_header.ResponseHeader._struct, version, schema, read) == header
+
+
+def _stream(data: bytes) -> Any:
+    import io
+
+    return io.BytesIO(data)
+
+
+# -- ApiVersions: the fallback and the header exception -----------------------------------------
+
+
+@pytest.mark.parametrize("requested", [0, 1, 2, 3, 4, 7])
+def test_kafka_python_reads_our_unsupported_version_fallback(requested: int) -> None:
+    """The v0 body with UNSUPPORTED_VERSION answering a version we lack is what kafka-python
+    reads whatever version it asked for, and it learns our ApiVersions range from it."""
+    frame = fallback_frame(11)
+    response = kp_metadata.ApiVersionsResponse
+    read = response.decode(
+        frame, version=min(requested, response.max_version), header=True, framed=True
+    )
+    assert read.header.correlation_id == 11
+    assert read.error_code == 35
+    assert [(k.api_key, k.min_version, k.max_version) for k in read.api_keys] == [
+        (18, *registry.SUPPORTED[18])
+    ]
+
+
+def test_request_header_versions_agree_with_kafka_python() -> None:
+    """Flexible requests carry header v2; ApiVersions responses keep header v0 even at v3."""
+    for api_key, version in CASES:
+        cls = kp_class(api_key, "request")
+        flexible = registry.is_flexible(api_key, version)
+        assert cls.flexible_version_q(version) == flexible
+        assert request_header_version(api_key, version, flexible) == (2 if flexible else 1)
+    body = {"error_code": 0, "api_keys": [], "throttle_time_ms": 0, TAGGED_FIELDS: {}}
+    theirs = to_kp(18, 3, "response", body)
+    theirs.with_header(correlation_id=5)
+    assert bytes(theirs.encode(header=True, framed=True)) == encode_response(18, 3, 5, body)
