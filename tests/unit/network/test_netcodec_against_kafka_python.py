@@ -329,3 +329,105 @@ def test_request_header_versions_agree_with_kafka_python() -> None:
     theirs = to_kp(18, 3, "response", body)
     theirs.with_header(correlation_id=5)
     assert bytes(theirs.encode(header=True, framed=True)) == encode_response(18, 3, 5, body)
+
+
+# -- the hand-written structs of kafka.protocol.old -------------------------------------------
+#
+# kafka-python 3.x keeps its earlier protocol classes, written by hand from Kafka's protocol
+# guide rather than generated, in ``kafka.protocol.old``: a second implementation, which also
+# encodes raw tagged fields and checks on decode that tags rise.
+
+kp_old_api_versions = pytest.importorskip("kafka.protocol.old.api_versions")
+kp_old_metadata = pytest.importorskip("kafka.protocol.old.metadata")
+kp_old_types = pytest.importorskip("kafka.protocol.old.types")
+
+OLD: dict[int, dict[str, Any]] = {
+    registry.ApiKey.API_VERSIONS: {
+        "request": kp_old_api_versions.ApiVersionsRequest,
+        "response": kp_old_api_versions.ApiVersionsResponse,
+    },
+    registry.ApiKey.METADATA: {
+        "request": kp_old_metadata.MetadataRequest,
+        "response": kp_old_metadata.MetadataResponse,
+    },
+}
+
+
+def _single_field(t: Type) -> str | None:
+    """The one field of a struct with one field and no tag buffer (kafka.protocol.old writes
+    such arrays, e.g. Metadata's requested topics, as arrays of the bare value)."""
+    if isinstance(t, Struct) and len(t.fields) == 1 and t.fields[0].name != TAGGED_FIELDS:
+        return t.fields[0].name
+    return None
+
+
+def to_old(old: Any, schema: Struct, value: dict[str, Any]) -> tuple[Any, ...]:
+    """Our struct value as the tuple ``old`` (a ``kafka.protocol.old`` Schema) encodes."""
+    ours = {f.name: f.type for f in schema.fields}
+    out = []
+    used = set()
+    for name, t in zip(old.names, old.fields, strict=True):
+        if t is kp_old_types.TaggedFields:
+            used.add(TAGGED_FIELDS)
+            out.append(dict(sorted(value[TAGGED_FIELDS].items())))
+            continue
+        mine = our_name(name, ours)
+        used.add(mine)
+        v = value[mine]
+        if isinstance(t, kp_old_types.Array) and v is not None:
+            item = ours[mine]
+            assert isinstance(item, Array)
+            if isinstance(t.array_of, kp_old_types.Schema):
+                assert isinstance(item.item, Struct)
+                v = [to_old(t.array_of, item.item, x) for x in v]
+            elif (only := _single_field(item.item)) is not None:
+                v = [x[only] for x in v]
+        elif t is kp_old_types.BitField:
+            v = to_bits(v)
+        out.append(v)
+    assert used == set(value), f"fields differ: {sorted(used ^ set(value))}"
+    return tuple(out)
+
+
+def from_old(old: Any, schema: Struct, item: Any) -> dict[str, Any]:
+    """A value decoded by ``old`` (a tuple, or a top-level Struct) as our struct value."""
+    ours = {f.name: f.type for f in schema.fields}
+    seq = [getattr(item, n) for n in old.names] if hasattr(item, "SCHEMA") else list(item)
+    if len(seq) == len(old.fields) - 1 and old.has_tagged_fields():
+        seq.append({})  # kafka.protocol.old drops an empty tag buffer from decoded tuples
+    out: dict[str, Any] = {}
+    for name, t, v in zip(old.names, old.fields, seq, strict=True):
+        if t is kp_old_types.TaggedFields:
+            out[TAGGED_FIELDS] = dict(v)
+            continue
+        mine = our_name(name, ours)
+        if isinstance(t, kp_old_types.Array) and v is not None:
+            array = ours[mine]
+            assert isinstance(array, Array)
+            if isinstance(t.array_of, kp_old_types.Schema):
+                assert isinstance(array.item, Struct)
+                v = [from_old(t.array_of, array.item, x) for x in v]
+            elif (only := _single_field(array.item)) is not None:
+                v = [{only: x} for x in v]
+        elif t is kp_old_types.BitField:
+            v = from_bits(v)
+        out[mine] = v
+    return out
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(("api_key", "version"), CASES, ids=IDS)
+@EXAMPLES
+@given(data=st.data())
+def test_bodies_match_kafka_python_old_structs_both_ways(
+    api_key: int, version: int, kind: str, data: st.DataObject
+) -> None:
+    schema = our_schema(api_key, version, kind)
+    old_class = OLD[api_key][kind][version]
+    body = data.draw(crossable(schema))
+    ours = encode(schema, body)
+    wire = old_class(*to_old(old_class.SCHEMA, schema, body)).encode()
+    assert wire == ours
+    assert decode(schema, wire) == body
+    if readable_by_kp(api_key, version, kind, body):
+        assert from_old(old_class.SCHEMA, schema, old_class.decode(ours)) == body
