@@ -431,3 +431,27 @@ def test_bodies_match_kafka_python_old_structs_both_ways(
     assert decode(schema, wire) == body
     if readable_by_kp(api_key, version, kind, body):
         assert from_old(old_class.SCHEMA, schema, old_class.decode(ours)) == body
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    tags=st.dictionaries(
+        st.integers(FIRST_UNDECLARED_TAG, UINT32_MAX),
+        st.binary(min_size=100, max_size=400),
+        min_size=1,
+        max_size=3,
+    ),
+    name=st.text(min_size=100, max_size=300),
+)
+def test_large_tagged_fields_match_kafka_python_old_structs(
+    tags: dict[int, bytes], name: str
+) -> None:
+    """Tag numbers and sizes past one varint byte, in rising order, both ways."""
+    schema = registry.request_schema(18, 3)
+    old_class = OLD[18]["request"][3]
+    body = {"client_software_name": name, "client_software_version": "1", TAGGED_FIELDS: tags}
+    wire = encode(schema, body)
+    assert old_class(*to_old(old_class.SCHEMA, schema, body)).encode() == wire
+    assert from_old(old_class.SCHEMA, schema, old_class.decode(wire)) == body
+    read = kp_metadata.ApiVersionsRequest.decode(wire, version=3)
+    assert from_kp(kp_metadata.ApiVersionsRequest._struct, 3, schema, read) == body

@@ -348,3 +348,31 @@ def test_a_tagged_field_we_write_is_read_by_kio() -> None:
     assert theirs.finalized_features_epoch == 300
     assert theirs.throttle_time == datetime.timedelta(milliseconds=7)
     assert theirs.supported_features == ()
+
+
+# -- compact lengths past one varint byte -------------------------------------------------------
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    name=st.text(min_size=64, max_size=300),
+    version=st.text(min_size=0, max_size=300),
+    count=st.integers(120, 300),
+)
+def test_long_compact_strings_and_arrays_match_kio(name: str, version: str, count: int) -> None:
+    """Compact lengths are varints of N+1: past 127 they take two bytes (UTF-8 bytes for
+    strings, items for arrays)."""
+    request_type = kio_message(18, 3, "request")
+    request = {"client_software_name": name, "client_software_version": version, TAGGED_FIELDS: {}}
+    wire = encode(registry.request_schema(18, 3), request)
+    assert wire == kio_encode(request_type, to_kio(request_type, request))
+    assert from_kio(kio_decode(request_type, wire)) == request
+    response_type = kio_message(18, 3, "response")
+    keys = [
+        {"api_key": i, "min_version": 0, "max_version": i % 7, TAGGED_FIELDS: {}}
+        for i in range(count)
+    ]
+    response = {"error_code": 0, "api_keys": keys, "throttle_time_ms": 0, TAGGED_FIELDS: {}}
+    wire = encode(registry.response_schema(18, 3), response)
+    assert wire == kio_encode(response_type, to_kio(response_type, response))
+    assert decode(registry.response_schema(18, 3), wire) == response
