@@ -52,6 +52,8 @@ KIO_REQUEST_HEADERS = {0: KioRequestHeaderV0, 1: KioRequestHeaderV1, 2: KioReque
 KIO_RESPONSE_HEADERS = {0: KioResponseHeaderV0, 1: KioResponseHeaderV1}
 KNOWN_ERROR_CODES = sorted(int(e) for e in kio_errors.ErrorCode)
 EXAMPLES = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FROM_KIO = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+"""For values kio generates (``st.from_type``): whole nested messages, slower to draw."""
 
 RENAMES: dict[tuple[str, str], str] = {
     ("LeaderAndIsrPartitionState", "partition_epoch"): "zk_version",
@@ -216,7 +218,7 @@ def test_our_bytes_are_kio_bytes_and_read_back_in_kio(
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize(("api_key", "version"), CASES, ids=IDS)
-@EXAMPLES
+@FROM_KIO
 @given(data=st.data())
 def test_kio_bytes_read_in_ours_and_encode_back_to_the_same_bytes(
     api_key: int, version: int, kind: str, data: st.DataObject
