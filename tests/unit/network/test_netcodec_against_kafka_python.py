@@ -455,3 +455,64 @@ def test_large_tagged_fields_match_kafka_python_old_structs(
     assert from_old(old_class.SCHEMA, schema, old_class.decode(wire)) == body
     read = kp_metadata.ApiVersionsRequest.decode(wire, version=3)
     assert from_kp(kp_metadata.ApiVersionsRequest._struct, 3, schema, read) == body
+
+
+# -- Metadata answers as the broker sends them: spliced from cached pieces -----------------------
+
+
+def _unique_topics(body: dict[str, Any]) -> dict[str, Any]:
+    seen: set[str] = set()
+    topics = []
+    for t in body["topics"]:
+        if t["name"] not in seen:
+            seen.add(t["name"])
+            topics.append(t)
+    return {**body, "topics": topics}
+
+
+@pytest.mark.parametrize("version", range(registry.SUPPORTED[3][0], registry.SUPPORTED[3][1] + 1))
+@EXAMPLES
+@given(data=st.data())
+def test_spliced_metadata_answers_read_in_kafka_python(version: int, data: st.DataObject) -> None:
+    """``MetadataAnswers`` joins cached bytes (prefix, INT32 topic count, one encoding per
+    topic, suffix) instead of encoding a whole answer: the bytes must be those of the
+    plain encoding, and both kafka-python implementations must read them."""
+    import threading
+    from types import SimpleNamespace
+
+    from adapters.network.metadata_answers import MetadataAnswers
+
+    schema = registry.response_schema(3, version)
+    full = _unique_topics(strip_tags(data.draw(crossable(schema))))
+    asked = data.draw(
+        st.none()
+        | st.lists(st.sampled_from([t["name"] for t in full["topics"]] + ["absent"]), max_size=4)
+    )
+    core = SimpleNamespace(state="running", epoch=1, metadata_cache=None)
+    core.topic_metadata = lambda _names: ()
+    answers = MetadataAnswers(lambda: core, threading.Lock(), lambda _v, _t: dict(full))
+    body = answers.body(version, asked)
+    if asked is None:
+        expected = full
+    else:
+        by_name = {t["name"]: t for t in full["topics"]}
+        unknown = {"error_code": 3, "name": None, "is_internal": False, "partitions": []}
+        expected = {
+            **full,
+            "topics": [
+                by_name.get(n) or decode(*_topic(version, {**unknown, "name": n}))
+                for n in dict.fromkeys(asked)
+            ],
+        }
+    assert body == encode(schema, expected)
+    read = kp_metadata.MetadataResponse.decode(body, version=version)
+    assert from_kp(kp_metadata.MetadataResponse._struct, version, schema, read) == expected
+    old_class = OLD[3]["response"][version]
+    assert from_old(old_class.SCHEMA, schema, old_class.decode(body)) == expected
+
+
+def _topic(version: int, value: dict[str, Any]) -> tuple[Type, bytes]:
+    """(the topic struct of Metadata v``version``, ``value`` encoded with its defaults)."""
+    (topics,) = [f for f in registry.response_schema(3, version).fields if f.name == "topics"]
+    assert isinstance(topics.type, Array)
+    return topics.type.item, encode(topics.type.item, value)
