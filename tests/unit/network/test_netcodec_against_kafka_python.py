@@ -11,12 +11,20 @@ that fails on any field one side has and the other lacks at that version.
 
 from __future__ import annotations
 
+import io
+import threading
 from collections.abc import Iterable
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from kafka.protocol import api_header as kp_header
+from kafka.protocol import metadata as kp_metadata
+from kafka.protocol.old import api_versions as kp_old_api_versions
+from kafka.protocol.old import metadata as kp_old_metadata
+from kafka.protocol.old import types as kp_old_types
 from netcodec_strategies import TEXT, values
 
 from adapters.network.codec import registry
@@ -38,9 +46,7 @@ from adapters.network.codec.headers import (
 from adapters.network.codec.primitives import UINT32_MAX, int_bounds
 from adapters.network.codec.schema import TAGGED_FIELDS, Array, Field, Struct, Type
 from adapters.network.codec.wire import decode, encode
-
-kp_metadata = pytest.importorskip("kafka.protocol.metadata")
-kp_header = pytest.importorskip("kafka.protocol.api_header")
+from adapters.network.metadata_answers import MetadataAnswers
 
 MESSAGES: dict[int, tuple[Any, Any]] = {
     registry.ApiKey.API_VERSIONS: (kp_metadata.ApiVersionsRequest, kp_metadata.ApiVersionsResponse),
@@ -293,9 +299,7 @@ def test_response_headers_match_kafka_python(version: int, data: st.DataObject) 
     assert from_kp(kp_header.ResponseHeader._struct, version, schema, read) == header
 
 
-def _stream(data: bytes) -> Any:
-    import io
-
+def _stream(data: bytes) -> io.BytesIO:
     return io.BytesIO(data)
 
 
@@ -336,10 +340,6 @@ def test_request_header_versions_agree_with_kafka_python() -> None:
 # kafka-python 3.x keeps its earlier protocol classes, written by hand from Kafka's protocol
 # guide rather than generated, in ``kafka.protocol.old``: a second implementation, which also
 # encodes raw tagged fields and checks on decode that tags rise.
-
-kp_old_api_versions = pytest.importorskip("kafka.protocol.old.api_versions")
-kp_old_metadata = pytest.importorskip("kafka.protocol.old.metadata")
-kp_old_types = pytest.importorskip("kafka.protocol.old.types")
 
 OLD: dict[int, dict[str, Any]] = {
     registry.ApiKey.API_VERSIONS: {
@@ -477,11 +477,6 @@ def test_spliced_metadata_answers_read_in_kafka_python(version: int, data: st.Da
     """``MetadataAnswers`` joins cached bytes (prefix, INT32 topic count, one encoding per
     topic, suffix) instead of encoding a whole answer: the bytes must be those of the
     plain encoding, and both kafka-python implementations must read them."""
-    import threading
-    from types import SimpleNamespace
-
-    from adapters.network.metadata_answers import MetadataAnswers
-
     schema = registry.response_schema(3, version)
     full = _unique_topics(strip_tags(data.draw(crossable(schema))))
     asked = data.draw(

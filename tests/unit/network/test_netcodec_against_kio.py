@@ -18,6 +18,15 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from kio import index as kio_index
+from kio import serial as kio_serial
+from kio.schema import errors as kio_errors
+from kio.schema.request_header.v0.header import RequestHeader as KioRequestHeaderV0
+from kio.schema.request_header.v1.header import RequestHeader as KioRequestHeaderV1
+from kio.schema.request_header.v2.header import RequestHeader as KioRequestHeaderV2
+from kio.schema.response_header.v0.header import ResponseHeader as KioResponseHeaderV0
+from kio.schema.response_header.v1.header import ResponseHeader as KioResponseHeaderV1
+from kio.serial import _introspect as kio_introspect
 from netcodec_strategies import TEXT, values
 
 from adapters.network.codec import registry
@@ -32,17 +41,6 @@ from adapters.network.codec.headers import (
 from adapters.network.codec.primitives import int_bounds
 from adapters.network.codec.schema import TAGGED_FIELDS, Array, Field, Struct, Type
 from adapters.network.codec.wire import decode, encode
-
-kio_index = pytest.importorskip("kio.index")
-kio_errors = pytest.importorskip("kio.schema.errors")
-kio_serial = pytest.importorskip("kio.serial")
-kio_introspect = pytest.importorskip("kio.serial._introspect")
-
-from kio.schema.request_header.v0.header import RequestHeader as KioRequestHeaderV0  # noqa: E402
-from kio.schema.request_header.v1.header import RequestHeader as KioRequestHeaderV1  # noqa: E402
-from kio.schema.request_header.v2.header import RequestHeader as KioRequestHeaderV2  # noqa: E402
-from kio.schema.response_header.v0.header import ResponseHeader as KioResponseHeaderV0  # noqa: E402
-from kio.schema.response_header.v1.header import ResponseHeader as KioResponseHeaderV1  # noqa: E402
 
 CASES = [
     (key, version) for key, (lo, hi) in registry.SUPPORTED.items() for version in range(lo, hi + 1)

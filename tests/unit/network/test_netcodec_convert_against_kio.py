@@ -18,6 +18,14 @@ from typing import Any, TypeVar
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kio import serial as kio_serial
+from kio.schema import errors as kio_errors
+from kio.schema.leader_and_isr.v2 import request as lai
+from kio.schema.leader_and_isr.v2 import response as lai_response
+from kio.schema.stop_replica.v1 import request as sr
+from kio.schema.stop_replica.v1 import response as sr_response
+from kio.schema.update_metadata.v5 import request as um
+from kio.schema.update_metadata.v5 import response as um_response
 
 from adapters.network import channel_manager
 from adapters.network.codec import convert
@@ -42,16 +50,6 @@ from fsm.requests import (
     UpdateMetadataRequest,
 )
 from fsm.values import BrokerInfo, Endpoint
-
-kio_serial = pytest.importorskip("kio.serial")
-kio_errors = pytest.importorskip("kio.schema.errors")
-
-from kio.schema.leader_and_isr.v2 import request as lai  # noqa: E402
-from kio.schema.leader_and_isr.v2 import response as lai_response  # noqa: E402
-from kio.schema.stop_replica.v1 import request as sr  # noqa: E402
-from kio.schema.stop_replica.v1 import response as sr_response  # noqa: E402
-from kio.schema.update_metadata.v5 import request as um  # noqa: E402
-from kio.schema.update_metadata.v5 import response as um_response  # noqa: E402
 
 T = TypeVar("T")
 I32 = st.integers(-(2**31), 2**31 - 1)
