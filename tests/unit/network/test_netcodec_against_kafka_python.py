@@ -191,9 +191,9 @@ def _crossable_field(f: Field) -> st.SearchStrategy[Any]:
 
 def readable_by_kp(api_key: int, version: int, kind: str, body: dict[str, Any]) -> bool:
     """Whether kafka-python can read ``body``: both its implementations read any ApiVersions
-    response carrying an error as a v0 body (Kafka's Java client tries the requested version
-    first, then v0). So the INVALID_REQUEST answer that Kafka, and we, send in the requested
-    version (v3, for malformed client software) is beyond it; it never provokes one."""
+    response carrying an error as a v0 body (reference section 7, the fallback). So the
+    INVALID_REQUEST answer that Kafka, and we, send in the requested version (v3, for
+    malformed client software) is beyond it; kafka-python never provokes one."""
     return not (api_key == 18 and kind == "response" and version > 0 and body["error_code"])
 
 
