@@ -74,7 +74,7 @@ def dot(t: TransitionTable) -> str:
     try:
         import graphviz  # noqa: F401
     except ImportError as exc:  # pragma: no cover - it is a declared dependency
-        raise DiagramError("the 'graphviz' Python package is missing: pip install graphviz") from exc
+        raise DiagramError("the 'graphviz' Python package is missing: pip install 'kcontrol[diagrams]'") from exc
     return _graph(t, "graphviz").source
 
 

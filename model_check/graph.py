@@ -26,8 +26,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-
-import networkx as nx
+from types import ModuleType
 
 from invariants.view import NO_LEADER, GlobalView
 
@@ -35,6 +34,14 @@ CANNOT_RECOVER = "cannot_recover"
 """Pseudo-invariant: no quiescent, healthy state is reachable from a reachable state."""
 
 DEFAULT_LIMIT = 250_000
+
+
+def _networkx() -> ModuleType:
+    """``networkx``, imported when a graph is first made: only ``--graph`` runs need it, and
+    every ``kcontrol`` command imports the search."""
+    import networkx
+
+    return networkx
 
 
 class GraphTooLarge(RuntimeError):
@@ -78,7 +85,7 @@ class StateGraph:
 
     def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
         self.limit = limit
-        self.g = nx.DiGraph()
+        self.g = _networkx().DiGraph()
         self.order: list[int] = []  # states in discovery (BFS) order
         self._position: dict[int, int] = {}
         self.expanded: set[int] = set()
@@ -126,7 +133,7 @@ class StateGraph:
         nodes = self.g.nodes
         for fp in self.order:
             if fp not in ok:
-                reach = nx.descendants(self.g, fp)
+                reach = _networkx().descendants(self.g, fp)
                 reason = nodes[fp]["reason"]
                 settled = [x for x in [fp, *sorted(reach, key=self.position)]
                            if nodes[x]["quiescent"]]
@@ -154,5 +161,6 @@ class StateGraph:
         self.mark_recoverable()
         for fp in self.order:
             self.g.nodes[fp]["expanded"] = fp in self.expanded
+        nx = _networkx()
         named = nx.relabel_nodes(self.g, {fp: f"{fp:016x}" for fp in self.order}, copy=True)
         nx.write_graphml(named, path)

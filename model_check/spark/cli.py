@@ -38,6 +38,11 @@ def run_spark(scenario: Scenario, checks: Checks, options: Options, master: str 
     """Run the Spark engine; return its result and the Spark settings for the report.
     ``mutant``: the name of a ``model_check.mutants`` mutant the caller has applied in this
     process; it is applied on the executors too."""
+    try:
+        import pyspark  # noqa: F401
+    except ImportError as e:
+        raise SparkUnavailable("PySpark is not installed: pip install 'kcontrol[spark]' "
+                               "(make run and make test install it)") from e
     from model_check.spark.engine import SparkOptions, spark_bfs
     from model_check.spark.patches import MutantPatch
     from model_check.spark.session import spark_context
