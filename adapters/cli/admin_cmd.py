@@ -1,5 +1,5 @@
-"""``kcontrol topics|reassign|elect-preferred``: Kafka's admin tools (ZooKeeper mode) over the
-logic in ``adapters.admin``.
+"""``kcontrol topics|elect-preferred``: Kafka's admin tools (ZooKeeper mode) over the logic in
+``adapters.admin``; ``reassign`` is in ``reassign_cmd``, and uses the helpers here.
 
 Every command takes ``--zookeeper HOSTS`` (or ``KCONTROL_ZOOKEEPER``) and ``--connect-timeout``.
 Exit codes: 0 done, 1 refused or failed (the message says why; nothing was written), 2 usage.
@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any, NoReturn
 
 import click
@@ -18,7 +17,7 @@ from kazoo.client import KazooClient
 from kazoo.exceptions import KazooException, NoAuthError
 from kazoo.handlers.threading import KazooTimeoutError
 
-from adapters.admin import elect, reassign, topics
+from adapters.admin import elect, topics
 from adapters.admin.assignment import parse_replica_assignment
 from adapters.admin.connection import DEFAULT_CONNECT_TIMEOUT_S, connect
 from adapters.admin.errors import AdminError
@@ -164,14 +163,23 @@ def delete(hosts: str, connect_timeout: float, zookeeper_auth: ZkAuth | None,
 
 @topics_group.command("describe")
 @zookeeper_options
-@click.option("--topic", "names", multiple=True, help="Topics to describe (default: all).")
+@click.option("--topic", "names", multiple=True,
+              help="A topic to describe; repeat it for several (default: every topic).")
 @click.option(
     "--under-replicated-partitions",
     is_flag=True,
-    help="Only partitions whose ISR is smaller than their replica list.",
+    help="Print only the partitions whose ISR is smaller than their replication factor.",
 )
 @click.option(
-    "--unavailable-partitions", is_flag=True, help="Only partitions without a live leader."
+    "--unavailable-partitions",
+    is_flag=True,
+    help="Print only the partitions without a leader, or whose leader is not registered.",
+)
+@click.option(
+    "--verbose",
+    is_flag=True,
+    help="Add kcontrol's fields to each partition line: LeaderEpoch, ReassigningTo (the target "
+    "in /admin/reassign_partitions) and PreferredElectionPending.",
 )
 def describe(
     hosts: str,
@@ -180,16 +188,20 @@ def describe(
     names: tuple[str, ...],
     under_replicated_partitions: bool,
     unavailable_partitions: bool,
+    verbose: bool,
 ) -> None:
-    """Leader, replicas, ISR and leader epoch of every partition, like kafka-topics --describe.
+    """Print topics and partitions exactly as kafka-topics.sh --describe does.
 
-    Exit 1 if a znode shown could not be decoded (its line says which and why)."""
+    Each topic gets its line (partition count, replication factor, configs), then one line per
+    partition (leader, replicas, ISR, and the replicas being added and removed while a
+    reassignment moves it). Exit 1 if a znode shown could not be decoded (its line says why)."""
     with session(hosts, connect_timeout, zookeeper_auth) as client:
         description = topics.describe_topics(
             client,
             list(names) or None,
             under_replicated=under_replicated_partitions,
             unavailable=unavailable_partitions,
+            verbose=verbose,
         )
     for line in description.lines:
         click.echo(line)
@@ -236,87 +248,6 @@ def list_(hosts: str, connect_timeout: float, zookeeper_auth: ZkAuth | None) -> 
         deleting = topics.topics_pending_deletion(client)
     for name in names:
         click.echo(f"{name} - marked for deletion" if name in deleting else name)
-
-
-# ---------------------------------------------------------------- reassign
-
-
-def _read_plan(path: Path) -> reassign.Plan:
-    try:
-        return reassign.parse_plan(path.read_text(encoding="utf-8"), str(path))
-    except reassign.PlanError as exc:
-        raise click.BadParameter(str(exc), param_hint="--plan") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise click.BadParameter(f"cannot read {path}: {exc}", param_hint="--plan") from None
-
-
-@click.command("reassign")
-@zookeeper_options
-@click.option(
-    "--plan",
-    "plan_path",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help='Kafka\'s reassignment JSON: {"version":1,"partitions":[{"topic":..,'
-    '"partition":..,"replicas":[..]}]}.',
-)
-@click.option(
-    "--status",
-    "show_status",
-    is_flag=True,
-    help="Report each partition (of --plan, or of the reassignment in progress) as in progress, "
-    "completed or failed, instead of starting a reassignment.",
-)
-def reassign_cmd(
-    hosts: str,
-    connect_timeout: float,
-    zookeeper_auth: ZkAuth | None,
-    plan_path: Path | None,
-    show_status: bool,
-) -> None:
-    """Start a partition reassignment (writes /admin/reassign_partitions) or show its status."""
-    if not show_status and plan_path is None:
-        raise click.UsageError("give --plan FILE to start a reassignment, or --status")
-    plan = _read_plan(plan_path) if plan_path is not None else None
-    if show_status:
-        _status(hosts, connect_timeout, zookeeper_auth, plan)
-        return
-    assert plan is not None
-    with session(hosts, connect_timeout, zookeeper_auth) as client:
-        started = reassign.execute(client, plan)
-    click.echo("Current partition replica assignment\n")
-    click.echo(reassign.plan_json(started.current))
-    click.echo("\nSave this to use as the --plan option during rollback")
-    click.echo("Successfully started reassignment of partitions.")
-
-
-def _status(hosts: str, timeout: float, auth: ZkAuth | None, plan: reassign.Plan | None
-            ) -> None:
-    with session(hosts, timeout, auth) as client:
-        try:
-            rows = reassign.status(client, plan)
-        except ValueError as exc:  # ZnodeDecodeError of /admin/reassign_partitions
-            fail(exc)
-    if plan is None and not rows:
-        click.echo("No partition reassignment is in progress.")
-        return
-    click.echo("Status of partition reassignment:")
-    for row in rows:
-        label = f"{row.tp[0]}-{row.tp[1]}"
-        target = ",".join(map(str, row.target))
-        current = "none" if row.current is None else ",".join(map(str, row.current))
-        if row.status == reassign.IN_PROGRESS:
-            click.echo(
-                f"Reassignment of partition {label} is still in progress "
-                f"(replicas {current}, target {target})"
-            )
-        elif row.status == reassign.COMPLETED:
-            click.echo(f"Reassignment of partition {label} completed successfully")
-        else:
-            click.echo(
-                f"Reassignment of partition {label} failed (replicas {current}, target {target})"
-            )
-    if any(row.status == reassign.FAILED for row in rows):
-        raise SystemExit(1)
 
 
 # ---------------------------------------------------------------- elect-preferred
