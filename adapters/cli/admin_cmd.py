@@ -21,7 +21,7 @@ from adapters.admin import elect, topics
 from adapters.admin.assignment import parse_replica_assignment
 from adapters.admin.connection import DEFAULT_CONNECT_TIMEOUT_S, connect
 from adapters.admin.errors import AdminError
-from adapters.cli.zk_options import zookeeper_auth_option
+from adapters.cli.zk_options import zookeeper_auth_option, zookeeper_hosts_option
 from adapters.zookeeper.connect import ZkAuth
 
 
@@ -36,15 +36,7 @@ def zookeeper_options(command: Callable[..., Any]) -> Callable[..., Any]:
         show_default=True,
         help="Seconds to wait for a ZooKeeper server to answer.",
     )(command)
-    return click.option(
-        "--zookeeper",
-        "hosts",
-        envvar="KCONTROL_ZOOKEEPER",
-        required=True,
-        metavar="HOSTS",
-        help="ZooKeeper connect string host:port[,host:port...][/chroot] "
-        "(default: $KCONTROL_ZOOKEEPER).",
-    )(command)
+    return zookeeper_hosts_option()(command)
 
 
 def fail(message: object) -> NoReturn:
@@ -102,16 +94,19 @@ _assignment_option = click.option(
 # ---------------------------------------------------------------- topics
 
 
-@click.group("topics")
+@click.group("topics", short_help="Create, delete, describe and list topics.")
 def topics_group() -> None:
     """Create, delete, describe, grow and list topics (Kafka's kafka-topics, ZooKeeper mode)."""
 
 
-@topics_group.command("create")
+@topics_group.command("create", short_help="Create a topic.")
 @zookeeper_options
-@click.option("--topic", required=True)
-@click.option("--partitions", type=click.IntRange(min=1), default=None)
-@click.option("--replication-factor", type=click.IntRange(min=1), default=None)
+@click.option("--topic", required=True, help="The topic to create.")
+@click.option("--partitions", type=click.IntRange(min=1), default=None,
+              help="The number of partitions (unless --replica-assignment gives them).")
+@click.option("--replication-factor", type=click.IntRange(min=1), default=None,
+              help="The number of replicas of each partition (unless --replica-assignment "
+              "gives them).")
 @_assignment_option
 @click.option(
     "--start-index",
@@ -147,9 +142,9 @@ def create(
     click.echo(f"Created topic {topic}.")
 
 
-@topics_group.command("delete")
+@topics_group.command("delete", short_help="Mark a topic for deletion.")
 @zookeeper_options
-@click.option("--topic", required=True)
+@click.option("--topic", required=True, help="The topic to mark for deletion.")
 def delete(hosts: str, connect_timeout: float, zookeeper_auth: ZkAuth | None,
            topic: str) -> None:
     """Mark TOPIC for deletion: creates /admin/delete_topics/TOPIC."""
@@ -161,7 +156,7 @@ def delete(hosts: str, connect_timeout: float, zookeeper_auth: ZkAuth | None,
         click.echo(f"Topic {topic} is already marked for deletion.")
 
 
-@topics_group.command("describe")
+@topics_group.command("describe", short_help="Describe topics as kafka-topics does.")
 @zookeeper_options
 @click.option("--topic", "names", multiple=True,
               help="A topic to describe; repeat it for several (default: every topic).")
@@ -212,9 +207,9 @@ def describe(
         raise SystemExit(1)
 
 
-@topics_group.command("add-partitions")
+@topics_group.command("add-partitions", short_help="Add partitions to a topic.")
 @zookeeper_options
-@click.option("--topic", required=True)
+@click.option("--topic", required=True, help="The topic to grow.")
 @click.option(
     "--partitions",
     type=click.IntRange(min=1),
@@ -239,7 +234,7 @@ def add_partitions(
     click.echo("Adding partitions succeeded!")
 
 
-@topics_group.command("list")
+@topics_group.command("list", short_help="List the topics.")
 @zookeeper_options
 def list_(hosts: str, connect_timeout: float, zookeeper_auth: ZkAuth | None) -> None:
     """Every topic, one per line (topics pending deletion are marked)."""
@@ -253,9 +248,9 @@ def list_(hosts: str, connect_timeout: float, zookeeper_auth: ZkAuth | None) -> 
 # ---------------------------------------------------------------- elect-preferred
 
 
-@click.command("elect-preferred")
+@click.command("elect-preferred", short_help="Move leadership to preferred replicas.")
 @zookeeper_options
-@click.option("--topic", "names", multiple=True, help="Topic(s) to elect for.")
+@click.option("--topic", "names", multiple=True, help="A topic to elect leaders for; repeat it for several.")
 @click.option(
     "--partition",
     "partitions",

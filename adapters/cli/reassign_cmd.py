@@ -58,7 +58,7 @@ def _broker_list(ctx: click.Context, param: click.Parameter, value: str | None
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 
 
-@click.command("reassign")
+@click.command("reassign", short_help="Move partitions between brokers.")
 @zookeeper_options
 @click.option(
     "--reassignment-json-file",
