@@ -94,9 +94,32 @@ _assignment_option = click.option(
 # ---------------------------------------------------------------- topics
 
 
-@click.group("topics", short_help="Create, delete, describe and list topics.")
+class KafkaTopicsGroup(click.Group):
+    """A group that also takes kafka-topics.sh's action flags: ``topics --describe --topic t``
+    runs ``topics describe --topic t`` (``--alter`` is ``add-partitions``)."""
+
+    ACTIONS = {"--create": "create", "--delete": "delete", "--describe": "describe",
+               "--list": "list", "--alter": "add-partitions"}
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        actions = [a for a in args if a in self.ACTIONS]
+        if actions and not (args and args[0] in self.commands):
+            if len(actions) > 1:
+                raise click.UsageError(
+                    "Command must include exactly one action: --list, --describe, --create, "
+                    f"--alter or --delete (got {' and '.join(actions)}).", ctx)
+            args = [self.ACTIONS[actions[0]], *(a for a in args if a not in self.ACTIONS)]
+        return super().parse_args(ctx, args)
+
+
+@click.group("topics", cls=KafkaTopicsGroup,
+             short_help="Create, delete, describe and list topics.")
 def topics_group() -> None:
-    """Create, delete, describe, grow and list topics (Kafka's kafka-topics, ZooKeeper mode)."""
+    """Create, delete, describe, grow and list topics (Kafka's kafka-topics, ZooKeeper mode).
+
+    kafka-topics.sh's action flags work too: --create, --delete, --describe, --list, and
+    --alter (with --partitions) for add-partitions, as in `kcontrol topics --describe --topic t`.
+    """
 
 
 @topics_group.command("create", short_help="Create a topic.")

@@ -101,6 +101,8 @@ def test_json_means_the_same_everywhere() -> None:
     (["reassign", "--generate", "--broker-list", "1,x"], "'x', which is not a broker id"),
     (["reassign", "--verify", "--reassignment-json-file", "/nonexistent.json"], "does not exist"),
     (["topics", "describe", "--verbose=yes"], "--verbose"),
+    (["topics", "--list", "--delete"], "exactly one action"),
+    (["topics", "--alter", "--topic", "t"], "Missing option '--partitions'"),
     (["audit", "--json", "/"], "directory"),
 ])
 def test_usage_errors_exit_2_with_a_clear_message(args: list[str], message: str) -> None:
@@ -123,3 +125,10 @@ def test_json_dash_writes_only_json_to_stdout(tmp_path: Path) -> None:
     r = CliRunner().invoke(main, ["check", "smoke", "--json", str(out)])
     assert r.exit_code == 0 and "verdict: pass" in r.stdout
     assert json.loads(out.read_text())["verdict"] == "pass"
+
+
+def test_topics_takes_kafka_topics_action_flags() -> None:
+    r = CliRunner().invoke(main, ["topics", "--describe", "--help"])
+    assert r.exit_code == 0 and "exactly as kafka-topics.sh --describe does" in r.output
+    r = CliRunner().invoke(main, ["topics", "--alter", "--help"])
+    assert r.exit_code == 0 and "topics add-partitions [OPTIONS]" in r.output

@@ -259,6 +259,8 @@ def test_describe_prints_like_kafka_topics(zk_client: KazooClient, zk_chroot: st
         "\tTopic: t\tPartition: 0\tLeader: 1\tReplicas: 1,2,3\tIsr: 1,2,3",
         "\tTopic: t\tPartition: 1\tLeader: none\tReplicas: 2,3,1\tIsr: 2",
     ]
+    kafka_form = run(zk_chroot, "topics --describe --topic t")
+    assert kafka_form.exit_code == 0 and kafka_form.stdout.splitlines() == r.stdout.splitlines()[2:]
     r = run(zk_chroot, "topics describe --topic t --under-replicated-partitions --verbose")
     assert r.stdout.splitlines() == [
         "\tTopic: t\tPartition: 1\tLeader: none\tReplicas: 2,3,1\tIsr: 2\tLeaderEpoch: 7",
