@@ -9,7 +9,6 @@ Exit codes: 0 pass, 1 violation (or a replay that reproduces it), 2 usage or sce
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +22,7 @@ from model_check import counterexample as cx
 from model_check import coverage as coverage_mod
 from model_check import mutants
 from model_check.graph import DEFAULT_LIMIT, GraphTooLarge, StateGraph
+from model_check.json_option import json_option, to_stdout, write_json
 from model_check.scenario import ScenarioError, load
 from model_check.search import Level, Options, Result, bfs
 from model_check.spark import cli as spark_cli
@@ -63,43 +63,42 @@ def check_command(outputs_complete: Callable[[], None] = _nothing) -> click.Comm
     script then ends the process without freeing the search's state object by object
     (``adapters.cli.fast_exit``). A Spark run keeps the normal exit (its hooks stop the JVM)."""
 
-    @click.command(name="check")
+    @click.command(name="check", short_help="Model-check a scenario against the invariants.")
     @click.argument("scenario")
     @click.option("--list-mutants", is_flag=True, expose_value=False, is_eager=True,
-                  callback=_list_mutants, help="list the historic-bug mutants and exit")
+                  callback=_list_mutants, help="List the historic-bug mutants and exit.")
     @click.option("--mutant", type=click.Choice(mutants.names()),
-                  help="check the core with this historic bug put back (see --list-mutants)")
+                  help="Check the core with this historic bug put back (see --list-mutants).")
     @click.option("--engine", type=click.Choice(ENGINES), default="local", show_default=True,
-                  help="where the search runs (spark: see --master, --partitions)")
+                  help="Where the search runs (for spark, see --master and --partitions).")
     @click.option("--master", help=spark_cli.MASTER_HELP)
     @click.option("--partitions", type=click.IntRange(min=1), help=spark_cli.PARTITIONS_HELP)
     @click.option("--partition-by", type=click.Choice(["zookeeper", "key"]), default=None,
-                  help=spark_cli.PARTITION_BY_HELP + " [default: zookeeper]")
+                  help=spark_cli.PARTITION_BY_HELP + " Default: zookeeper.")
     @click.option("--driver-limit", type=click.IntRange(min=0), default=None,
                   help=spark_cli.DRIVER_LIMIT_HELP)
-    @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
-                  help="write the report as JSON to FILE")
-    @click.option("--max-states", type=click.IntRange(min=1), help="stop after N distinct states")
+    @json_option("check report")
+    @click.option("--max-states", type=click.IntRange(min=1), help="Stop after N distinct states.")
     @click.option("--depth", type=click.IntRange(min=0),
-                  help="depth bound (BFS) or walk length (--random); default: the scenario's")
+                  help="The depth bound (BFS) or walk length (--random). Default: the scenario's.")
     @click.option("--trace-out", type=click.Path(file_okay=False, path_type=Path),
                   default=DEFAULT_TRACE_DIR, show_default=True,
-                  help="directory for counterexamples (.txt, Mermaid .md, .replay.json)")
-    @click.option("--random", "random_", is_flag=True, help="seeded random walks instead of BFS")
+                  help="The directory for counterexamples (.txt, Mermaid .md, .replay.json).")
+    @click.option("--random", "random_", is_flag=True, help="Run seeded random walks instead of BFS.")
     @click.option("--steps", type=click.IntRange(min=1), default=10_000, show_default=True,
-                  help="--random: total steps over all walks")
-    @click.option("--seed", type=int, default=0, show_default=True, help="--random: the seed")
+                  help="With --random, the total steps over all walks.")
+    @click.option("--seed", type=int, default=0, show_default=True, help="With --random, the seed.")
     @click.option("--symmetry/--no-symmetry", default=None,
-                  help="reduce by broker-id symmetry (default: the scenario's `symmetry`)")
+                  help="Reduce by broker-id symmetry. Default: the scenario's `symmetry`.")
     @click.option("--graph", "graph_out", type=click.Path(dir_okay=False, path_type=Path),
-                  help="keep the explored graph, check that every state can recover, and write "
-                       "it as GraphML to FILE (small scenarios)")
+                  help="Keep the explored graph, check that every state can recover, and write "
+                       "it as GraphML to FILE (small scenarios).")
     @click.option("--graph-limit", type=click.IntRange(min=1), default=DEFAULT_LIMIT,
-                  show_default=True, help="--graph: most states kept before giving up")
+                  show_default=True, help="With --graph, the most states kept before giving up.")
     @click.option("--coverage", "coverage_on", is_flag=True,
-                  help="report what the run reached: the transitions of every table (with "
+                  help="Report what the run reached: the transitions of every table (with "
                        "counts), the handlers, decision kinds and leader selectors, and how often "
-                       "each invariant was evaluated and its premise held (console and --json)")
+                       "each invariant was evaluated and its premise held (console and --json).")
     def check(**options: Any) -> None:
         """Explore every interleaving of SCENARIO (a .toml path or a shipped name) and check
         the invariant catalogue on every state and step."""
@@ -131,7 +130,7 @@ def _check(outputs_complete: Callable[[], None], scenario: str, mutant: str | No
         _fail(str(e))
         return
     checks = _checks()
-    console = Console(highlight=False, soft_wrap=True)
+    console = Console(highlight=False, soft_wrap=True, stderr=to_stdout(json_out))
     mode = f"random walks: {steps} steps, seed {seed}" if random_ else "bfs"
     console.print(f"[bold]check[/] {sc.name} ({sc.source}) engine={engine} {mode} "
                   f"checks={checks.name}" + (f" mutant={mutant}" if mutant else ""))
@@ -197,7 +196,7 @@ def _check(outputs_complete: Callable[[], None], scenario: str, mutant: str | No
                               "steps": graph.g.number_of_edges()}
         if spark is not None:
             extra["spark"] = spark
-        json_out.write_text(json.dumps(report(result, trace, saved, **extra), indent=2) + "\n")
+        write_json(json_out, report(result, trace, saved, **extra))
     if engine == "local":
         outputs_complete()  # every output is written: no need to free the search's state
     sys.exit(1 if result.violation is not None else 0)
@@ -222,7 +221,7 @@ def _summary(console: Console, r: Result, trace: cx.Trace | None,
             console.print(f"  {kind}: {path}", markup=False)
 
 
-@click.command()
+@click.command(short_help="Replay a saved counterexample step by step.")
 @click.argument("trace", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 def replay(trace: Path) -> None:
     """Run a saved counterexample (TRACE, a .replay.json) step by step through a fresh

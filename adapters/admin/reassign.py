@@ -109,7 +109,7 @@ def execute(client: KazooClient, plan: Plan) -> Started:
     if client.exists(zk_paths.REASSIGN_PARTITIONS):
         raise AdminError(
             "There is an existing assignment running (/admin/reassign_partitions exists); "
-            "wait for it to finish (kcontrol reassign --status).",
+            "wait for it to finish (kcontrol reassign --verify).",
             "REASSIGNMENT_IN_PROGRESS",
         )
     brokers = set(registered_brokers(client))
@@ -154,15 +154,16 @@ def execute(client: KazooClient, plan: Plan) -> Started:
     return Started(tuple(current), data)
 
 
-def plan_json(plan: Plan) -> str:
-    """A plan as Kafka's reassignment JSON (for the rollback plan printed on execution)."""
-    return json.dumps(
-        {
-            "version": 1,
-            "partitions": [{"topic": t, "partition": p, "replicas": list(r)} for (t, p), r in plan],
-        },
-        separators=(",", ":"),
-    )
+def plan_json(plan: Plan, *, log_dirs: bool = False) -> str:
+    """A plan as Kafka's reassignment JSON, compact, in plan order; with ``log_dirs``, each entry
+    also has ``"log_dirs"`` of ``"any"`` per replica, as Kafka 2.x's tool prints them."""
+    entries: list[dict[str, Any]] = []
+    for (t, p), r in plan:
+        entry: dict[str, Any] = {"topic": t, "partition": p, "replicas": list(r)}
+        if log_dirs:
+            entry["log_dirs"] = ["any"] * len(r)
+        entries.append(entry)
+    return json.dumps({"version": 1, "partitions": entries}, separators=(",", ":"))
 
 
 @dataclass(frozen=True)

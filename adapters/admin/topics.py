@@ -10,6 +10,7 @@ in ZooKeeper mode (``AdminZkClient``), writing the same znodes.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,8 +24,9 @@ from adapters.admin.assignment import (
     number_partitions,
     validate_assignment,
 )
+from adapters.admin.describe import Filters, PartitionView, TopicView, describe_lines
 from adapters.admin.errors import AdminError
-from adapters.zookeeper.audit import read_zk_state
+from adapters.zookeeper.audit import ZkState, read_zk_state
 from adapters.zookeeper.codec import decode, encode
 from adapters.zookeeper.codec.errors import ZnodeDecodeError
 from adapters.zookeeper.codec.fields import legal_topic
@@ -249,20 +251,17 @@ class Description:
     """How many znodes shown could not be decoded (their lines say why)."""
 
 
-def _ids(ids: tuple[int, ...] | list[int]) -> str:
-    return ",".join(str(b) for b in ids)
-
-
 def describe_topics(
     client: KazooClient,
     topics: list[str] | None = None,
     *,
     under_replicated: bool = False,
     unavailable: bool = False,
+    verbose: bool = False,
 ) -> Description:
-    """``kafka-topics --describe`` lines for ``topics`` (all when None): a topic line, then one
-    line per partition with leader, replicas, ISR and leader epoch. A znode that does not decode
-    puts its error on that line; the rest still prints. ``AdminError`` for an unknown topic."""
+    """``kafka-topics --describe`` lines for ``topics`` (all when None), formatted by
+    ``adapters.admin.describe``. A znode that does not decode puts its error on that line; the
+    rest still prints. ``AdminError`` for an unknown topic."""
     state = read_zk_state(client, topics, notifications=False)
     if topics is not None:
         missing = [t for t in topics if t not in state.topic_names]
@@ -271,65 +270,56 @@ def describe_topics(
                 f"Topic '{missing[0]}' does not exist as expected", "UNKNOWN_TOPIC_OR_PARTITION"
             )
     lines: list[str] = []
-    errors = 0
     for path in (zk_paths.REASSIGN_PARTITIONS, zk_paths.PREFERRED_REPLICA_ELECTION):
         if (error := state.error_for(path)) is not None:
             lines.append(f"Error: {error}")
-            errors += 1
-    reassigning = {tp: r for tp, r in (state.reassignment.partitions if state.reassignment else ())}
-    electing = set(state.preferred_election.partitions if state.preferred_election else ())
-    filtering = under_replicated or unavailable
-    live = set(state.broker_ids)
-    for topic in state.topic_names:
-        deleting = "\tMarkedForDeletion: true" if topic in state.topics_to_delete else ""
-        assignment = state.topics.get(topic)
-        if assignment is None:
-            error = state.error_for(zk_paths.topic(topic))
-            lines.append(f"Topic: {topic}\tError: {error}{deleting}")
-            errors += 1
-            continue
-        parts = assignment.as_dict()
-        adding = dict(assignment.adding)
-        removing = dict(assignment.removing)
-        rf = len([b for b in parts.get(0, ()) if b not in adding.get(0, ())]) if parts else 0
-        topic_lines = [
-            f"Topic: {topic}\tPartitionCount: {len(parts)}\tReplicationFactor: {rf}{deleting}"
-        ]
-        for p, replicas in sorted(parts.items()):
-            head = f"\tTopic: {topic}\tPartition: {p}"
-            zk_state = state.partition_states.get((topic, p))
-            li = zk_state.leader_and_isr if zk_state is not None else None
-            error = state.error_for(zk_paths.partition_state(topic, p))
-            if error is not None:
-                topic_lines.append(f"{head}\tReplicas: {_ids(replicas)}\tError: {error}")
-                errors += 1
-                continue
-            if filtering and not (
-                (under_replicated and li is not None and len(li.isr) < len(replicas))
-                or (unavailable and (li is None or _unavailable(li.leader, live)))
-            ):
-                continue
-            if li is None:
-                leader, isr, epoch = "none", "", "none"
-            else:
-                leader = "none" if li.leader == NO_LEADER else str(li.leader)
-                isr, epoch = _ids(li.isr), str(li.leader_epoch)
-            line = f"{head}\tLeader: {leader}\tReplicas: {_ids(replicas)}\tIsr: {isr}"
-            line += f"\tLeaderEpoch: {epoch}"
-            if p in adding:
-                line += f"\tAddingReplicas: {_ids(adding[p])}"
-            if p in removing:
-                line += f"\tRemovingReplicas: {_ids(removing[p])}"
-            if (topic, p) in reassigning:
-                line += f"\tReassigningTo: {_ids(reassigning[(topic, p)])}"
-            if (topic, p) in electing:
-                line += "\tPreferredElectionPending: true"
-            topic_lines.append(line + deleting)
-        if filtering:
-            topic_lines = topic_lines[1:]
-        lines.extend(topic_lines)
+    views = [_topic_view(client, state, t) for t in state.topic_names]
+    errors = len(lines) + sum(
+        (v.error is not None) + sum(p.error is not None for p in v.partitions) for v in views
+    )
+    filters = Filters(under_replicated=under_replicated, unavailable=unavailable)
+    lines += describe_lines(views, state.broker_ids, filters, verbose=verbose)
     return Description(lines, errors)
 
 
-def _unavailable(leader: int, live: set[int]) -> bool:
-    return leader == NO_LEADER or leader not in live
+def _topic_view(client: KazooClient, state: ZkState, topic: str) -> TopicView:
+    deleting = topic in state.topics_to_delete
+    assignment = state.topics.get(topic)
+    if assignment is None:
+        error = str(state.error_for(zk_paths.topic(topic)))
+        return TopicView(topic, marked_for_deletion=deleting, error=error)
+    reassigning = dict(state.reassignment.partitions) if state.reassignment else {}
+    electing = set(state.preferred_election.partitions if state.preferred_election else ())
+    adding, removing = dict(assignment.adding), dict(assignment.removing)
+    partitions = []
+    for p, replicas in sorted(assignment.as_dict().items()):
+        zk_state = state.partition_states.get((topic, p))
+        li = zk_state.leader_and_isr if zk_state is not None else None
+        error = state.error_for(zk_paths.partition_state(topic, p))
+        partitions.append(PartitionView(
+            p,
+            replicas,
+            leader=None if li is None or li.leader == NO_LEADER else li.leader,
+            isr=li.isr if li is not None else (),
+            leader_epoch=li.leader_epoch if li is not None else None,
+            adding=adding.get(p, ()),
+            removing=removing.get(p, ()),
+            reassigning=p in adding or p in removing,
+            reassigning_to=reassigning.get((topic, p)),
+            election_pending=(topic, p) in electing,
+            error=None if error is None else str(error),
+        ))
+    return TopicView(topic, tuple(partitions), _configs(client, topic), deleting)
+
+
+def _configs(client: KazooClient, topic: str) -> tuple[tuple[str, str], ...]:
+    """The overrides in Kafka's ``/config/topics/<t>`` (kcontrol does not write it; a Kafka
+    cluster's tools do), sorted by name; none when it is missing or not Kafka's JSON."""
+    try:
+        data, _ = client.get(f"/config/topics/{topic}")
+        config = json.loads(data.decode("utf-8")).get("config", {})
+    except (NoNodeError, ValueError, AttributeError):
+        return ()
+    if not isinstance(config, dict):
+        return ()
+    return tuple(sorted((str(k), str(v)) for k, v in config.items()))

@@ -1,15 +1,13 @@
 """The campaign's figures: faults by kind, violations, losses, stuck operations, recovery times,
-as a ``Report`` that prints as rich tables and writes the ``--json`` file."""
+as a ``Report`` that prints as rich tables and gives the ``--json`` report (``to_json``)."""
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import platform
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -113,11 +111,6 @@ class Report:
                         "load_average_at_end": [round(x, 2) for x in load]},
             "steps": [r.to_json() for r in self.records],
         }
-
-    def write_json(self, path: Path) -> None:
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(self.to_json(), indent=2) + "\n")
-        os.replace(tmp, path)
 
     def print(self, console: Console) -> None:
         kinds = Table(title=f"{len(self.records)} fault(s), seed {self.seed}")

@@ -58,6 +58,7 @@ from adapters.ensemble import Ensemble, EnsembleError
 from adapters.zookeeper.audit import AuditViolation, ZkState
 from adapters.zookeeper.connect import ZkAuth, make_client
 from fsm import zk_paths
+from model_check.json_option import to_stdout, write_json
 
 POLL_S = 0.05
 PENDING_CONTROLLED_SHUTDOWN = 6  # kafka_server_KafkaServer_BrokerState
@@ -662,8 +663,9 @@ def run_campaign(settings: Settings, console: Console | None = None,
     report.duration_s = time.monotonic() - campaign.t0
     report.print(console)
     if json_path is not None:
-        report.write_json(json_path)
-        console.print(f"report written to {json_path}")
+        write_json(json_path, report.to_json())
+        if not to_stdout(json_path):
+            console.print(f"report written to {json_path}")
     if code == 0 and not report.ok:
         code = 1
     return code, report

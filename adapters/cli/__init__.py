@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from adapters.cli import fast_exit
-from adapters.cli.admin_cmd import elect_preferred, reassign_cmd, topics_group
+from adapters.cli.admin_cmd import elect_preferred, topics_group
 from adapters.cli.audit_cmd import audit_cmd
 from adapters.cli.broker_cmd import broker
 from adapters.cli.chaos_cmd import chaos
@@ -14,6 +14,7 @@ from adapters.cli.check_cmd import check, replay
 from adapters.cli.cluster_cmd import cluster
 from adapters.cli.controller_cmd import controller
 from adapters.cli.diagrams_cmd import diagrams
+from adapters.cli.reassign_cmd import reassign_cmd
 from adapters.cli.zookeeper_cmd import zookeeper
 
 

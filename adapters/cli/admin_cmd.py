@@ -1,5 +1,5 @@
-"""``kcontrol topics|reassign|elect-preferred``: Kafka's admin tools (ZooKeeper mode) over the
-logic in ``adapters.admin``.
+"""``kcontrol topics|elect-preferred``: Kafka's admin tools (ZooKeeper mode) over the logic in
+``adapters.admin``; ``reassign`` is in ``reassign_cmd``, and uses the helpers here.
 
 Every command takes ``--zookeeper HOSTS`` (or ``KCONTROL_ZOOKEEPER``) and ``--connect-timeout``.
 Exit codes: 0 done, 1 refused or failed (the message says why; nothing was written), 2 usage.
@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any, NoReturn
 
 import click
@@ -18,11 +17,11 @@ from kazoo.client import KazooClient
 from kazoo.exceptions import KazooException, NoAuthError
 from kazoo.handlers.threading import KazooTimeoutError
 
-from adapters.admin import elect, reassign, topics
+from adapters.admin import elect, topics
 from adapters.admin.assignment import parse_replica_assignment
 from adapters.admin.connection import DEFAULT_CONNECT_TIMEOUT_S, connect
 from adapters.admin.errors import AdminError
-from adapters.cli.zk_options import zookeeper_auth_option
+from adapters.cli.zk_options import zookeeper_auth_option, zookeeper_hosts_option
 from adapters.zookeeper.connect import ZkAuth
 
 
@@ -37,15 +36,7 @@ def zookeeper_options(command: Callable[..., Any]) -> Callable[..., Any]:
         show_default=True,
         help="Seconds to wait for a ZooKeeper server to answer.",
     )(command)
-    return click.option(
-        "--zookeeper",
-        "hosts",
-        envvar="KCONTROL_ZOOKEEPER",
-        required=True,
-        metavar="HOSTS",
-        help="ZooKeeper connect string host:port[,host:port...][/chroot] "
-        "(default: $KCONTROL_ZOOKEEPER).",
-    )(command)
+    return zookeeper_hosts_option()(command)
 
 
 def fail(message: object) -> NoReturn:
@@ -103,16 +94,42 @@ _assignment_option = click.option(
 # ---------------------------------------------------------------- topics
 
 
-@click.group("topics")
+class KafkaTopicsGroup(click.Group):
+    """A group that also takes kafka-topics.sh's action flags: ``topics --describe --topic t``
+    runs ``topics describe --topic t`` (``--alter`` is ``add-partitions``)."""
+
+    ACTIONS = {"--create": "create", "--delete": "delete", "--describe": "describe",
+               "--list": "list", "--alter": "add-partitions"}
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        actions = [a for a in args if a in self.ACTIONS]
+        if actions and not (args and args[0] in self.commands):
+            if len(actions) > 1:
+                raise click.UsageError(
+                    "Command must include exactly one action: --list, --describe, --create, "
+                    f"--alter or --delete (got {' and '.join(actions)}).", ctx)
+            args = [self.ACTIONS[actions[0]], *(a for a in args if a not in self.ACTIONS)]
+        return super().parse_args(ctx, args)
+
+
+@click.group("topics", cls=KafkaTopicsGroup,
+             short_help="Create, delete, describe and list topics.")
 def topics_group() -> None:
-    """Create, delete, describe, grow and list topics (Kafka's kafka-topics, ZooKeeper mode)."""
+    """Create, delete, describe, grow and list topics (Kafka's kafka-topics, ZooKeeper mode).
+
+    kafka-topics.sh's action flags work too: --create, --delete, --describe, --list, and
+    --alter (with --partitions) for add-partitions, as in `kcontrol topics --describe --topic t`.
+    """
 
 
-@topics_group.command("create")
+@topics_group.command("create", short_help="Create a topic.")
 @zookeeper_options
-@click.option("--topic", required=True)
-@click.option("--partitions", type=click.IntRange(min=1), default=None)
-@click.option("--replication-factor", type=click.IntRange(min=1), default=None)
+@click.option("--topic", required=True, help="The topic to create.")
+@click.option("--partitions", type=click.IntRange(min=1), default=None,
+              help="The number of partitions (unless --replica-assignment gives them).")
+@click.option("--replication-factor", type=click.IntRange(min=1), default=None,
+              help="The number of replicas of each partition (unless --replica-assignment "
+              "gives them).")
 @_assignment_option
 @click.option(
     "--start-index",
@@ -148,9 +165,9 @@ def create(
     click.echo(f"Created topic {topic}.")
 
 
-@topics_group.command("delete")
+@topics_group.command("delete", short_help="Mark a topic for deletion.")
 @zookeeper_options
-@click.option("--topic", required=True)
+@click.option("--topic", required=True, help="The topic to mark for deletion.")
 def delete(hosts: str, connect_timeout: float, zookeeper_auth: ZkAuth | None,
            topic: str) -> None:
     """Mark TOPIC for deletion: creates /admin/delete_topics/TOPIC."""
@@ -162,16 +179,25 @@ def delete(hosts: str, connect_timeout: float, zookeeper_auth: ZkAuth | None,
         click.echo(f"Topic {topic} is already marked for deletion.")
 
 
-@topics_group.command("describe")
+@topics_group.command("describe", short_help="Describe topics as kafka-topics does.")
 @zookeeper_options
-@click.option("--topic", "names", multiple=True, help="Topics to describe (default: all).")
+@click.option("--topic", "names", multiple=True,
+              help="A topic to describe; repeat it for several (default: every topic).")
 @click.option(
     "--under-replicated-partitions",
     is_flag=True,
-    help="Only partitions whose ISR is smaller than their replica list.",
+    help="Print only the partitions whose ISR is smaller than their replication factor.",
 )
 @click.option(
-    "--unavailable-partitions", is_flag=True, help="Only partitions without a live leader."
+    "--unavailable-partitions",
+    is_flag=True,
+    help="Print only the partitions without a leader, or whose leader is not registered.",
+)
+@click.option(
+    "--verbose",
+    is_flag=True,
+    help="Add kcontrol's fields to each partition line: LeaderEpoch, ReassigningTo (the target "
+    "in /admin/reassign_partitions) and PreferredElectionPending.",
 )
 def describe(
     hosts: str,
@@ -180,16 +206,20 @@ def describe(
     names: tuple[str, ...],
     under_replicated_partitions: bool,
     unavailable_partitions: bool,
+    verbose: bool,
 ) -> None:
-    """Leader, replicas, ISR and leader epoch of every partition, like kafka-topics --describe.
+    """Print topics and partitions exactly as kafka-topics.sh --describe does.
 
-    Exit 1 if a znode shown could not be decoded (its line says which and why)."""
+    Each topic gets its line (partition count, replication factor, configs), then one line per
+    partition (leader, replicas, ISR, and the replicas being added and removed while a
+    reassignment moves it). Exit 1 if a znode shown could not be decoded (its line says why)."""
     with session(hosts, connect_timeout, zookeeper_auth) as client:
         description = topics.describe_topics(
             client,
             list(names) or None,
             under_replicated=under_replicated_partitions,
             unavailable=unavailable_partitions,
+            verbose=verbose,
         )
     for line in description.lines:
         click.echo(line)
@@ -200,9 +230,9 @@ def describe(
         raise SystemExit(1)
 
 
-@topics_group.command("add-partitions")
+@topics_group.command("add-partitions", short_help="Add partitions to a topic.")
 @zookeeper_options
-@click.option("--topic", required=True)
+@click.option("--topic", required=True, help="The topic to grow.")
 @click.option(
     "--partitions",
     type=click.IntRange(min=1),
@@ -227,7 +257,7 @@ def add_partitions(
     click.echo("Adding partitions succeeded!")
 
 
-@topics_group.command("list")
+@topics_group.command("list", short_help="List the topics.")
 @zookeeper_options
 def list_(hosts: str, connect_timeout: float, zookeeper_auth: ZkAuth | None) -> None:
     """Every topic, one per line (topics pending deletion are marked)."""
@@ -238,93 +268,12 @@ def list_(hosts: str, connect_timeout: float, zookeeper_auth: ZkAuth | None) -> 
         click.echo(f"{name} - marked for deletion" if name in deleting else name)
 
 
-# ---------------------------------------------------------------- reassign
-
-
-def _read_plan(path: Path) -> reassign.Plan:
-    try:
-        return reassign.parse_plan(path.read_text(encoding="utf-8"), str(path))
-    except reassign.PlanError as exc:
-        raise click.BadParameter(str(exc), param_hint="--plan") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise click.BadParameter(f"cannot read {path}: {exc}", param_hint="--plan") from None
-
-
-@click.command("reassign")
-@zookeeper_options
-@click.option(
-    "--plan",
-    "plan_path",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help='Kafka\'s reassignment JSON: {"version":1,"partitions":[{"topic":..,'
-    '"partition":..,"replicas":[..]}]}.',
-)
-@click.option(
-    "--status",
-    "show_status",
-    is_flag=True,
-    help="Report each partition (of --plan, or of the reassignment in progress) as in progress, "
-    "completed or failed, instead of starting a reassignment.",
-)
-def reassign_cmd(
-    hosts: str,
-    connect_timeout: float,
-    zookeeper_auth: ZkAuth | None,
-    plan_path: Path | None,
-    show_status: bool,
-) -> None:
-    """Start a partition reassignment (writes /admin/reassign_partitions) or show its status."""
-    if not show_status and plan_path is None:
-        raise click.UsageError("give --plan FILE to start a reassignment, or --status")
-    plan = _read_plan(plan_path) if plan_path is not None else None
-    if show_status:
-        _status(hosts, connect_timeout, zookeeper_auth, plan)
-        return
-    assert plan is not None
-    with session(hosts, connect_timeout, zookeeper_auth) as client:
-        started = reassign.execute(client, plan)
-    click.echo("Current partition replica assignment\n")
-    click.echo(reassign.plan_json(started.current))
-    click.echo("\nSave this to use as the --plan option during rollback")
-    click.echo("Successfully started reassignment of partitions.")
-
-
-def _status(hosts: str, timeout: float, auth: ZkAuth | None, plan: reassign.Plan | None
-            ) -> None:
-    with session(hosts, timeout, auth) as client:
-        try:
-            rows = reassign.status(client, plan)
-        except ValueError as exc:  # ZnodeDecodeError of /admin/reassign_partitions
-            fail(exc)
-    if plan is None and not rows:
-        click.echo("No partition reassignment is in progress.")
-        return
-    click.echo("Status of partition reassignment:")
-    for row in rows:
-        label = f"{row.tp[0]}-{row.tp[1]}"
-        target = ",".join(map(str, row.target))
-        current = "none" if row.current is None else ",".join(map(str, row.current))
-        if row.status == reassign.IN_PROGRESS:
-            click.echo(
-                f"Reassignment of partition {label} is still in progress "
-                f"(replicas {current}, target {target})"
-            )
-        elif row.status == reassign.COMPLETED:
-            click.echo(f"Reassignment of partition {label} completed successfully")
-        else:
-            click.echo(
-                f"Reassignment of partition {label} failed (replicas {current}, target {target})"
-            )
-    if any(row.status == reassign.FAILED for row in rows):
-        raise SystemExit(1)
-
-
 # ---------------------------------------------------------------- elect-preferred
 
 
-@click.command("elect-preferred")
+@click.command("elect-preferred", short_help="Move leadership to preferred replicas.")
 @zookeeper_options
-@click.option("--topic", "names", multiple=True, help="Topic(s) to elect for.")
+@click.option("--topic", "names", multiple=True, help="A topic to elect leaders for; repeat it for several.")
 @click.option(
     "--partition",
     "partitions",

@@ -8,8 +8,8 @@ every registered broker's Metadata answer, read over the wire, against the same 
 
 from __future__ import annotations
 
-import json
 import time
+from pathlib import Path
 
 import click
 from rich.console import Console
@@ -20,6 +20,7 @@ from adapters.broker.metadata_audit import broker_metadata_check
 from adapters.cli.admin_cmd import session, zookeeper_options
 from adapters.zookeeper.audit import AuditViolation, ZkState, audit
 from adapters.zookeeper.connect import ZkAuth
+from model_check.json_option import json_option, to_stdout, write_json
 
 
 def violations_table(state: ZkState, rows: list[AuditViolation]) -> Table:
@@ -41,9 +42,9 @@ def summary(state: ZkState) -> str:
     )
 
 
-@click.command("audit")
+@click.command("audit", short_help="Check ZooKeeper's state against the invariants.")
 @zookeeper_options
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON report instead of a table.")
+@json_option("audit report")
 @click.option("--brokers", "check_brokers", is_flag=True,
               help="Also ask every broker registered in /brokers/ids for its metadata over the "
                    "Kafka protocol and compare it with ZooKeeper.")
@@ -53,7 +54,7 @@ def summary(state: ZkState) -> str:
               help="With --brokers: seconds to keep re-reading while only brokers' metadata "
                    "differs (a broker lags a change by one UpdateMetadata).")
 def audit_cmd(hosts: str, connect_timeout: float, zookeeper_auth: ZkAuth | None,
-              as_json: bool, check_brokers: bool, listener: str, settle: float) -> None:
+              json_out: Path | None, check_brokers: bool, listener: str, settle: float) -> None:
     """Read the cluster's znodes (bulk) and check the snapshot invariants: leader in ISR, ISR
     within replicas, ISR never empty, leader registered or -1, controller and epoch agree;
     with --brokers, every broker's metadata (over the wire) agrees with ZooKeeper."""
@@ -67,27 +68,21 @@ def audit_cmd(hosts: str, connect_timeout: float, zookeeper_auth: ZkAuth | None,
             if not lagging or time.monotonic() >= deadline:
                 break
             time.sleep(0.2)
-    if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "ok": not rows,
-                    "controller": state.controller.broker_id if state.controller else None,
-                    "controller_epoch": state.controller_epoch,
-                    "brokers": list(state.broker_ids),
-                    "topics": len(state.topic_names),
-                    "partitions": len(state.partition_states),
-                    "violations": [row.to_json() for row in rows],
-                },
-                indent=2,
-            )
-        )
+    if json_out is not None:
+        write_json(json_out, {
+            "ok": not rows,
+            "controller": state.controller.broker_id if state.controller else None,
+            "controller_epoch": state.controller_epoch,
+            "brokers": list(state.broker_ids),
+            "topics": len(state.topic_names),
+            "partitions": len(state.partition_states),
+            "violations": [row.to_json() for row in rows],
+        })
+    console = Console(width=max(Console().width, 120), stderr=to_stdout(json_out))
+    console.print(summary(state))
+    if rows:
+        console.print(violations_table(state, rows))
     else:
-        console = Console(width=max(Console().width, 120))
-        console.print(summary(state))
-        if rows:
-            console.print(violations_table(state, rows))
-        else:
-            console.print("[green]all invariants hold[/]")
+        console.print("[green]all invariants hold[/]")
     if rows:
         raise SystemExit(1)

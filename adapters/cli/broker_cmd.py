@@ -35,7 +35,7 @@ from adapters.cli.log_options import (
     log_config_option,
     log_dir_option,
 )
-from adapters.cli.zk_options import zookeeper_auth_option
+from adapters.cli.zk_options import zookeeper_auth_option, zookeeper_hosts_option
 from adapters.controller.service import DEFAULT_SESSION_TIMEOUT_MS
 from adapters.host import thread_priority as priority
 from adapters.host.gc_tuning import tune_for_bursts
@@ -54,11 +54,10 @@ def _parse_listeners(ctx: click.Context) -> ListenerConfig:
         raise click.BadParameter(str(exc), ctx=ctx, param_hint=hint) from None
 
 
-@click.command()
+@click.command(short_help="Run one broker until SIGTERM.")
 @click.option("--id", "broker_id", type=click.IntRange(min=0), required=True,
               help="The broker id (/brokers/ids/<id>).")
-@click.option("--zookeeper", "hosts", required=True, metavar="HOSTS",
-              help="ZooKeeper connect string: host:port[,host:port...][/chroot].")
+@zookeeper_hosts_option()
 @click.option("--listeners", required=True, metavar="NAME://HOST:PORT,...",
               help="Loopback listeners, e.g. CONTROLLER://127.0.0.1:9093,"
                    "PLAINTEXT://127.0.0.1:9092 (port 0: any free port).")

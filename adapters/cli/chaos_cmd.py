@@ -17,22 +17,24 @@ from adapters.chaos.plan import make_plan
 from adapters.chaos.runner import Settings, run_campaign
 from adapters.cli.admin_cmd import quiet_kazoo
 from adapters.cli.controller_cmd import _valid_hosts
-from adapters.cli.zk_options import zookeeper_auth_option
+from adapters.cli.zk_options import zookeeper_auth_option, zookeeper_hosts_option
 from adapters.zookeeper.connect import ZkAuth
+from model_check.json_option import json_option, to_stdout
 
 
-@click.command("chaos")
-@click.option("--brokers", type=click.IntRange(2, 9), default=3, show_default=True)
+@click.command("chaos", short_help="Run a seeded fault campaign on a local cluster.")
+@click.option("--brokers", type=click.IntRange(2, 9), default=3, show_default=True,
+              help="How many brokers the cluster has.")
 @click.option("--faults", type=click.IntRange(1, 10_000), default=20, show_default=True,
               help="How many faults to inject (one admin action before each).")
 @click.option("--seed", type=int, default=1, show_default=True,
               help="Seeds the plan: the same seed gives the same actions and faults.")
-@click.option("--zookeeper", "hosts", default=None, metavar="HOSTS",
-              help="Use this ensemble (host:port,...[/chroot]) instead of starting a 3-server "
-                   "one; ZooKeeper server faults are then left out.")
+@zookeeper_hosts_option(
+    required=False,
+    help="Without it a private 3-server ensemble is started; with it, ZooKeeper server faults "
+    "are left out.")
 @zookeeper_auth_option
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
-              default=None, help="Write the report here as JSON.")
+@json_option("campaign report")
 @click.option("--session-timeout-ms", type=click.IntRange(min=2000), default=6000,
               show_default=True, help="The brokers' ZooKeeper session timeout.")
 @click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
@@ -49,7 +51,7 @@ from adapters.zookeeper.connect import ZkAuth
 @click.option("--plan", "show_plan", is_flag=True,
               help="Print the plan the seed gives and exit (starts nothing).")
 def chaos(brokers: int, faults: int, seed: int, hosts: str | None,
-          zookeeper_auth: ZkAuth | None, json_path: Path | None, session_timeout_ms: int,
+          zookeeper_auth: ZkAuth | None, json_out: Path | None, session_timeout_ms: int,
           directory: Path | None, settle_timeout: float | None, op_timeout: float | None,
           time_limit: float | None, show_plan: bool) -> None:
     """Run a seeded fault campaign on a local cluster: admin actions interleaved with kill -9,
@@ -70,8 +72,8 @@ def chaos(brokers: int, faults: int, seed: int, hosts: str | None,
                         session_timeout_ms=session_timeout_ms,
                         settle_timeout_s=settle_timeout, op_timeout_s=op_timeout,
                         time_limit_s=time_limit)
-    console = Console(width=max(Console().width, 160))
+    console = Console(width=max(Console().width, 160), stderr=to_stdout(json_out))
     console.print(f"kcontrol chaos: seed {seed}, {faults} fault(s), {brokers} brokers; "
                   f"logs in {settings.directory}")
-    code, _ = run_campaign(settings, console, json_path)
+    code, _ = run_campaign(settings, console, json_out)
     raise SystemExit(code)

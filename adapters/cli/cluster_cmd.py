@@ -20,7 +20,7 @@ from rich.console import Console
 from adapters.cli.admin_cmd import quiet_kazoo
 from adapters.cli.controller_cmd import _valid_hosts
 from adapters.cli.log_options import log_config_option
-from adapters.cli.zk_options import zookeeper_auth_option
+from adapters.cli.zk_options import zookeeper_auth_option, zookeeper_hosts_option
 from adapters.cluster import Cluster, ClusterError, NoClusterError
 from adapters.cluster.demo import run_demo, status_table
 from adapters.cluster.launcher import DEFAULT_SESSION_TIMEOUT_MS
@@ -45,16 +45,16 @@ def _fail(message: object) -> NoReturn:
     raise SystemExit(1)
 
 
-@click.group()
+@click.group(short_help="Start, inspect and stop a local cluster.")
 def cluster() -> None:
     """Start, inspect and stop a local cluster: ZooKeeper and broker processes."""
     quiet_kazoo()  # kazoo logs every refused connection; the command's message says it once
 
 
-@cluster.command()
-@click.option("--brokers", type=click.IntRange(1, 9), default=3, show_default=True)
-@click.option("--zookeeper", "hosts", default=None, metavar="HOSTS",
-              help="Use this ensemble (host:port,...[/chroot]) instead of starting one.")
+@cluster.command(short_help="Start ZooKeeper and the brokers.")
+@click.option("--brokers", type=click.IntRange(1, 9), default=3, show_default=True,
+              help="How many brokers to start.")
+@zookeeper_hosts_option(required=False, help="Without it an ensemble is started in DIR.")
 @_dir_option
 @click.option("--session-timeout-ms", type=click.IntRange(min=1000),
               default=DEFAULT_SESSION_TIMEOUT_MS, show_default=True,
@@ -109,7 +109,7 @@ def _load(directory: Path, zookeeper_auth: ZkAuth | None) -> Cluster:
     return c
 
 
-@cluster.command()
+@cluster.command(short_help="Stop what up started.")
 @_dir_option
 @zookeeper_auth_option
 def down(directory: Path, zookeeper_auth: ZkAuth | None) -> None:
@@ -127,7 +127,7 @@ def down(directory: Path, zookeeper_auth: ZkAuth | None) -> None:
         click.echo(line)
 
 
-@cluster.command()
+@cluster.command(short_help="Show the brokers and the controller.")
 @_dir_option
 @zookeeper_auth_option
 def status(directory: Path, zookeeper_auth: ZkAuth | None) -> None:
@@ -147,11 +147,12 @@ def status(directory: Path, zookeeper_auth: ZkAuth | None) -> None:
     click.echo(f"controller: broker {st.controller} (controller epoch {st.controller_epoch})")
 
 
-@cluster.command()
+@cluster.command(short_help="Run the make run walk-through.")
 @click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
-              default=Path(".kcontrol/demo"), show_default=True)
+              default=Path(".kcontrol/demo"), show_default=True,
+              help="Directory holding the demo's cluster, its logs and the plan it moves.")
 @click.option("--session-timeout-ms", type=click.IntRange(min=1000), default=4000,
-              show_default=True)
+              show_default=True, help="The brokers' ZooKeeper session timeout.")
 @_broker_log_config
 @zookeeper_auth_option
 def demo(directory: Path, session_timeout_ms: int,

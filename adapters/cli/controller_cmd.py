@@ -21,7 +21,7 @@ from adapters.cli.log_options import (
     log_config_option,
     log_dir_option,
 )
-from adapters.cli.zk_options import zookeeper_auth_option
+from adapters.cli.zk_options import zookeeper_auth_option, zookeeper_hosts_option
 from adapters.controller import ControllerService, ServiceError
 from adapters.controller.event_queue import DEFAULT_CAPACITY
 from adapters.controller.service import DEFAULT_SESSION_TIMEOUT_MS
@@ -45,11 +45,10 @@ def _valid_hosts(hosts: str) -> str | None:
     return None
 
 
-@click.command()
+@click.command(short_help="Run one controller candidate.")
 @click.option("--broker-id", type=click.IntRange(min=0), required=True,
               help="The id of the broker this candidate belongs to.")
-@click.option("--zookeeper", "hosts", required=True, metavar="HOSTS",
-              help="ZooKeeper connect string: host:port[,host:port...][/chroot].")
+@zookeeper_hosts_option()
 @click.option("--metrics-port", type=click.IntRange(0, 65535), default=None,
               help="Serve Prometheus metrics on this port (0: an ephemeral port). Default: off.")
 @click.option("--session-timeout-ms", type=click.IntRange(min=1), show_default=True,

@@ -1,4 +1,12 @@
-"""``--zookeeper-auth USER:PASSWORD``: the one option every command that talks to ZooKeeper
+"""The ZooKeeper options of every command: ``--zookeeper HOSTS`` and ``--zookeeper-auth``.
+
+``--zookeeper HOSTS`` (:func:`zookeeper_hosts_option`) defaults to ``$KCONTROL_ZOOKEEPER`` on
+every command where it is required (admin commands, ``audit``, ``controller``, ``broker``).
+Where it is optional (``cluster up``, ``chaos``: without it they start a private ensemble) the
+variable is not read, so that an exported connect string of an earlier cluster never makes a
+new cluster join it.
+
+``--zookeeper-auth USER:PASSWORD`` is the one option every command that talks to ZooKeeper
 takes (``adapters.zookeeper.connect``: digest authentication, and Kafka's
 ``zookeeper.set.acl`` behaviour for every znode the command creates).
 
@@ -20,6 +28,27 @@ import click
 from adapters.zookeeper.connect import AUTH_ENV, ZkAuth, ZkAuthError
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+ZOOKEEPER_ENV = "KCONTROL_ZOOKEEPER"
+
+HOSTS_FORMAT = "host:port[,host:port...][/chroot]"
+
+
+def zookeeper_hosts_option(*, required: bool = True, help: str | None = None
+                           ) -> Callable[[F], F]:
+    """``--zookeeper HOSTS`` as the parameter ``hosts``. Required: defaults to
+    ``$KCONTROL_ZOOKEEPER``. Optional: None when not given, the variable not read; ``help``
+    then says what happens without it."""
+    if required:
+        return click.option(
+            "--zookeeper", "hosts", envvar=ZOOKEEPER_ENV, required=True, metavar="HOSTS",
+            help=f"The ZooKeeper connect string, {HOSTS_FORMAT}. Default: ${ZOOKEEPER_ENV}.",
+        )
+    return click.option(
+        "--zookeeper", "hosts", default=None, metavar="HOSTS",
+        help=f"The ZooKeeper connect string, {HOSTS_FORMAT}, of an ensemble to use. {help} "
+        f"${ZOOKEEPER_ENV} is not read here.",
+    )
 
 
 def parse_zookeeper_auth(ctx: click.Context | None, param: click.Parameter | None,
@@ -49,4 +78,5 @@ def zookeeper_auth_option(command: F) -> F:
     )(command)
 
 
-__all__ = ["parse_zookeeper_auth", "zookeeper_auth_option"]
+__all__ = ["ZOOKEEPER_ENV", "parse_zookeeper_auth", "zookeeper_auth_option",
+           "zookeeper_hosts_option"]

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import json
 import signal
 import time
 from collections.abc import Callable
@@ -26,6 +25,7 @@ from adapters.ensemble import (
     EnsembleStatus,
     NoEnsembleError,
 )
+from model_check.json_option import json_option, to_stdout, write_json
 
 DEFAULT_DIR = Path(".kcontrol/zookeeper")
 
@@ -62,18 +62,21 @@ def _ensemble_options(command: Callable[..., Any]) -> Callable[..., Any]:
             show_default=True,
             help="Seconds to wait for a quorum.",
         ),
-        click.option("--tick-ms", type=click.IntRange(1), default=500, show_default=True),
+        click.option("--tick-ms", type=click.IntRange(1), default=500, show_default=True,
+                     help="ZooKeeper's tickTime, in milliseconds."),
         click.option(
-            "--min-session-timeout-ms", type=click.IntRange(1), default=1000, show_default=True
+            "--min-session-timeout-ms", type=click.IntRange(1), default=1000, show_default=True,
+            help="The shortest session timeout the servers grant.",
         ),
         click.option(
-            "--max-session-timeout-ms", type=click.IntRange(1), default=30000, show_default=True
+            "--max-session-timeout-ms", type=click.IntRange(1), default=30000, show_default=True,
+            help="The longest session timeout the servers grant.",
         ),
         click.option(
             "--fsync/--no-fsync",
             default=False,
             show_default=True,
-            help="fsync every transaction (ZooKeeper's forceSync).",
+            help="Make every server fsync each transaction (ZooKeeper's forceSync).",
         ),
     ]
     for option in reversed(options):
@@ -116,12 +119,12 @@ def status_table(status: EnsembleStatus) -> Table:
     return table
 
 
-@click.group()
+@click.group(short_help="Start, inspect and stop a ZooKeeper ensemble.")
 def zookeeper() -> None:
     """Start, inspect and stop a real ZooKeeper ensemble on loopback ports."""
 
 
-@zookeeper.command()
+@zookeeper.command(short_help="Start the servers and wait for a quorum.")
 @_dir_option
 @_ensemble_options
 def up(directory: Path, timeout: float, **options: Any) -> None:
@@ -136,7 +139,7 @@ def up(directory: Path, timeout: float, **options: Any) -> None:
     click.echo(ensemble.connect_string)
 
 
-@zookeeper.command()
+@zookeeper.command(short_help="Stop the servers that up started.")
 @_dir_option
 def down(directory: Path) -> None:
     """Stop exactly the servers that `up` recorded in DIR."""
@@ -154,21 +157,20 @@ def down(directory: Path) -> None:
         click.echo(f"nothing was running in {directory}")
 
 
-@zookeeper.command()
+@zookeeper.command(short_help="Show each server's state.")
 @_dir_option
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-def status(directory: Path, as_json: bool) -> None:
+@json_option("status")
+def status(directory: Path, json_out: Path | None) -> None:
     """Show each server's process, mode and zxid; exit 1 when no quorum serves."""
     try:
         current = Ensemble.load(directory).status()
     except EnsembleError as exc:
-        if as_json:
-            click.echo(json.dumps({"connect_string": None, "quorum": False, "servers": []}))
+        if json_out is not None:
+            write_json(json_out, {"connect_string": None, "quorum": False, "servers": []})
         _fail(exc)
-    if as_json:
-        click.echo(json.dumps(current.to_json(), indent=2))
-    else:
-        Console().print(status_table(current))
+    if json_out is not None:
+        write_json(json_out, current.to_json())
+    Console(stderr=to_stdout(json_out)).print(status_table(current))
     if not current.has_quorum:
         raise SystemExit(1)
 
@@ -182,7 +184,7 @@ def _raise_stop(signum: int, frame: FrameType | None) -> None:
     raise _StopRequested(signum)
 
 
-@zookeeper.command()
+@zookeeper.command(short_help="Run the servers until Ctrl-C.")
 @_dir_option
 @_ensemble_options
 def run(directory: Path, timeout: float, **options: Any) -> None:

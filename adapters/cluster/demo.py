@@ -313,7 +313,7 @@ class Demo:
         plan = self.directory / "reassign.json"
         plan.write_text(json.dumps({"version": 1, "partitions": [
             {"topic": TOPIC, "partition": 0, "replicas": target}]}) + "\n")
-        self.kcontrol("reassign", "--plan", str(plan))
+        self.kcontrol("reassign", "--reassignment-json-file", str(plan), "--execute")
 
         def done() -> bool:
             s = self.state()
@@ -322,7 +322,7 @@ class Demo:
             return list(dict(s.topics[TOPIC].partitions)[0]) == target and self.settled(s)
 
         self.wait(f"{TOPIC}-0 on brokers {target}, its ISR full", done)
-        self.kcontrol("reassign", "--plan", str(plan), "--status")
+        self.kcontrol("reassign", "--reassignment-json-file", str(plan), "--verify")
         self.describe()
 
     def delete_topic(self) -> None:

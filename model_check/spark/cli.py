@@ -11,19 +11,19 @@ from model_check.scenario import Scenario
 from model_check.search import Level, Options, Result
 from model_check.spark.session import DRIVER_LEVEL_LIMIT
 
-MASTER_HELP = ("--engine spark: the Spark master (local[N], spark://HOST:PORT, yarn, ...); "
-               "default: spark-submit's --master, else local[*]")
-PARTITIONS_HELP = ("--engine spark: partitions of the frontier and of the visited "
-                   "fingerprints; default: 1 per core in local mode, 2 per core on a cluster")
-PARTITION_BY_HELP = ("--engine spark: which partition holds a state: by its ZooKeeper "
+MASTER_HELP = ("With --engine spark, the Spark master (local[N], spark://HOST:PORT, yarn and "
+               "so on). Default: spark-submit's --master, else local[*].")
+PARTITIONS_HELP = ("With --engine spark, the partitions of the frontier and of the visited "
+                   "fingerprints. Default: 1 per core in local mode, 2 per core on a cluster.")
+PARTITION_BY_HELP = ("With --engine spark, which partition holds a state: by its ZooKeeper "
                      "component (the states sharing one are expanded by one task, whose "
                      "memos then serve them all), or by its key (even whatever the "
-                     "scenario); symmetry reduction always uses the key")
+                     "scenario). Symmetry reduction always uses the key.")
 
-DRIVER_LIMIT_HELP = ("--engine spark: a level whose input holds fewer successors than this "
-                     "runs in the driver, by the same task code, without a Spark job (the "
-                     "first few levels: a job costs more than their work); 0: every level "
-                     f"is a Spark job [default: {DRIVER_LEVEL_LIMIT}]")
+DRIVER_LIMIT_HELP = ("With --engine spark, a level whose input holds fewer successors than "
+                     "this runs in the driver, by the same task code, without a Spark job (the "
+                     "first few levels: a job costs more than their work); with 0 every level "
+                     f"is a Spark job. Default: {DRIVER_LEVEL_LIMIT}.")
 
 
 class SparkUnavailable(RuntimeError):

@@ -163,8 +163,8 @@ def test_malformed_znodes_are_reported_not_fatal(
     errors = [line for line in lines if "Error: " in line]
     assert len(errors) == 1 and path in errors[0]
     # everything else still prints
-    assert "Topic: u\tPartitionCount: 1\tReplicationFactor: 1" in lines
-    assert "\tTopic: u\tPartition: 0\tLeader: none\tReplicas: 3\tIsr: 3\tLeaderEpoch: 2" in lines
+    assert "Topic: u\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: " in lines
+    assert "\tTopic: u\tPartition: 0\tLeader: none\tReplicas: 3\tIsr: 3" in lines
     if path != "/brokers/topics/t":
         assert any(line.startswith("\tTopic: t\tPartition: 0\tLeader: 1") for line in lines)
 

@@ -178,7 +178,10 @@ def test_reassign_writes_kafkas_znode_and_reports_status(
     )
     r = run(zk_chroot, "reassign", "--plan", plan)
     assert r.exit_code == 0, r.output
-    assert '{"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1,2]}' in r.stdout
+    assert (
+        '{"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1,2],'
+        '"log_dirs":["any","any"]}' in r.stdout
+    )
     assert raw(zk_client, "/admin/reassign_partitions") == (
         b'{"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[3,4]},'
         b'{"topic":"t","partition":1,"replicas":[2,3]}]}'
@@ -250,14 +253,15 @@ def test_describe_prints_like_kafka_topics(zk_client: KazooClient, zk_chroot: st
     r = run(zk_chroot, "topics describe")
     assert r.exit_code == 0, r.output
     assert r.stdout.splitlines() == [
-        "Topic: gone\tPartitionCount: 1\tReplicationFactor: 1\tMarkedForDeletion: true",
-        "\tTopic: gone\tPartition: 0\tLeader: 3\tReplicas: 3\tIsr: 3\tLeaderEpoch: 0"
-        "\tMarkedForDeletion: true",
-        "Topic: t\tPartitionCount: 2\tReplicationFactor: 3",
-        "\tTopic: t\tPartition: 0\tLeader: 1\tReplicas: 1,2,3\tIsr: 1,2,3\tLeaderEpoch: 3",
-        "\tTopic: t\tPartition: 1\tLeader: none\tReplicas: 2,3,1\tIsr: 2\tLeaderEpoch: 7",
+        "Topic: gone\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \tMarkedForDeletion: true",
+        "\tTopic: gone\tPartition: 0\tLeader: 3\tReplicas: 3\tIsr: 3\tMarkedForDeletion: true",
+        "Topic: t\tPartitionCount: 2\tReplicationFactor: 3\tConfigs: ",
+        "\tTopic: t\tPartition: 0\tLeader: 1\tReplicas: 1,2,3\tIsr: 1,2,3",
+        "\tTopic: t\tPartition: 1\tLeader: none\tReplicas: 2,3,1\tIsr: 2",
     ]
-    r = run(zk_chroot, "topics describe --topic t --under-replicated-partitions")
+    kafka_form = run(zk_chroot, "topics --describe --topic t")
+    assert kafka_form.exit_code == 0 and kafka_form.stdout.splitlines() == r.stdout.splitlines()[2:]
+    r = run(zk_chroot, "topics describe --topic t --under-replicated-partitions --verbose")
     assert r.stdout.splitlines() == [
         "\tTopic: t\tPartition: 1\tLeader: none\tReplicas: 2,3,1\tIsr: 2\tLeaderEpoch: 7",
     ]
