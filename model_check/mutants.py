@@ -92,7 +92,7 @@ def _no_controller_epoch_check(p: _Patches) -> None:
         for op in write.ops:
             r = w.zk.multi((op,))
             if not r.ok:
-                failures += X._failures(w, (op,), r)
+                failures += X.failures_of(w, (op,), r)
         return WriteResult(write.token, failures=tuple(failures))
 
     p.setattr(X, "commit", commit)

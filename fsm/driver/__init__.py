@@ -11,7 +11,8 @@ loops and differ only in their ports, so the checker proves what is done with th
 decisions, not only the decisions.
 """
 
+from fsm.driver.broker import BrokerDriver
 from fsm.driver.controller import MAX_ROUNDS, ControllerDriver
-from fsm.driver.ports import ControllerPort
+from fsm.driver.ports import BrokerPort, ControllerPort
 
-__all__ = ["MAX_ROUNDS", "ControllerDriver", "ControllerPort"]
+__all__ = ["MAX_ROUNDS", "BrokerDriver", "BrokerPort", "ControllerDriver", "ControllerPort"]

@@ -12,13 +12,19 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from fsm.effects import (
+    BrokerZkWrite,
     CancelTimer,
+    Exit,
+    LoadBrokerMetadata,
+    Register,
     ReplyControlledShutdown,
+    Respond,
+    SendControlledShutdown,
     SendRequest,
     StartTimer,
     ZkWrite,
 )
-from fsm.events import WriteResult
+from fsm.events import BrokerWriteResult, WriteResult
 from fsm.reads.markers import Marker
 from fsm.values import BrokerInfo
 
@@ -72,3 +78,45 @@ class ControllerPort(Protocol):
     def release_controller(self) -> None:
         """Give up ``/controller`` if this candidate's session owns it while the candidate
         is not the controller (Kafka's controller move), if it can now."""
+
+
+class BrokerPort(Protocol):
+    """What a broker process's shell does for its driver (``BrokerDriver``). A call that
+    produces an event answers with it (None: nothing now); the driver hands it in the next
+    round."""
+
+    def step(self, events: Sequence[object]) -> list[object]:
+        """The broker core's ``handle`` of each of ``events``, in order: their effects, in
+        order (the live shell takes the core's lock per slice of a long round)."""
+
+    def halted(self) -> bool:
+        """The shell is stopping: carry out and hand nothing more."""
+
+    def write(self, writes: Sequence[BrokerZkWrite]) -> list[BrokerWriteResult]:
+        """Commit consecutive ``writes`` (each op on its own, conditional on its version, not
+        fenced): their results, in order (the live shell sends them together)."""
+
+    def respond(self, effect: Respond) -> object | None:
+        """Answer the controller request being handled."""
+
+    def send_controlled_shutdown(self, effect: SendControlledShutdown) -> object | None:
+        """Send ControlledShutdown to the active controller; its answer comes back later as
+        ``ControlledShutdownAnswered`` (or never: the core's retry timer asks again)."""
+
+    def register(self, effect: Register) -> object | None:
+        """Create ``/brokers/ids/<id>``: ``BrokerRegistered(epoch)``, or None (retried or
+        deferred by the shell)."""
+
+    def load_metadata(self, effect: LoadBrokerMetadata) -> object | None:
+        """Read assignments and partition states: ``BrokerMetadataLoaded``, or None
+        (retried or deferred by the shell)."""
+
+    def start_timer(self, effect: StartTimer) -> object | None:
+        """Fire ``TimerFired(effect.kind)`` after ``effect.delay_ms`` (restarting it)."""
+
+    def cancel_timer(self, effect: CancelTimer) -> object | None:
+        """Cancel the timer ``effect.kind`` if it runs."""
+
+    def exit(self, effect: Exit) -> object | None:
+        """The shutdown is complete: the process exits (the world answers
+        ``BrokerCrashed``: the process is gone)."""

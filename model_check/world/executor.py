@@ -1,7 +1,8 @@
 """The world's adapters: it executes effects and turns ZooKeeper/channel input into events.
 
 One function per action kind (``HANDLERS``), each returning one-line descriptions of what
-happened. Controller writes are committed as Kafka does: each op in its own ``multi``
+happened. The cores' effects are carried out by the drivers the live shells run
+(``fsm.driver``) over the world's ports (``controller_port``, ``broker_port``). Controller writes are committed as Kafka does: each op in its own ``multi``
 behind ``check(/controller_epoch, fence_version)`` (so partitions fail one by one); the
 election's transaction (``fence_version`` None) is one ``multi``. A write whose session
 expired between decision and commit commits nothing and is reported ``fenced`` (the real
@@ -47,23 +48,13 @@ from fsm import zk_paths as P
 from fsm.broker_states import BrokerState
 from fsm.controller.snapshot_fields import CONTROLLER
 from fsm.effects import (
-    BrokerZkWrite,
-    CancelTimer,
     CheckOp,
-    Exit,
-    LoadBrokerMetadata,
-    Register,
-    Respond,
-    SendControlledShutdown,
-    StartTimer,
 )
 from fsm.events import (
     BrokerCrashed,
     BrokerRegistered,
-    BrokerResponseReceived,
     BrokerSessionExpired,
     BrokerStarted,
-    BrokerWriteResult,
     ControlledShutdown,
     ControlledShutdownAnswered,
     IsrChangeWanted,
@@ -76,7 +67,6 @@ from fsm.events import (
     WriteResult,
 )
 from fsm.reads import marker_for, notified, survives_resignation
-from fsm.requests import StopReplicaRequest
 from fsm.values import TopicAssignment
 from fsm.zk_session_states import ZkClientState
 from fsm.znodes import (
@@ -88,6 +78,7 @@ from model_check.world import actions as A
 from model_check.world import describe as D
 from model_check.world import reads as R
 from model_check.world import state as S
+from model_check.world.broker_port import broker_driver_for
 from model_check.world.channels import (
     REQUEST,
     RESPONSE,
@@ -107,7 +98,6 @@ from model_check.world.config import (
 from model_check.world.controller_port import driver_for
 from model_check.world.cores import broker_config
 from model_check.world.facts import broker_facts, controller_facts
-from model_check.world.step_memo import broker_step
 from model_check.world.zookeeper import BAD_VERSION, EMPTY, NO_NODE, OK, MultiResult, Znode
 
 if TYPE_CHECKING:
@@ -118,10 +108,6 @@ if TYPE_CHECKING:
 def _d(w: World) -> object:
     """The describer for ``w``'s lines: ``describe``, or its quiet stand-in."""
     return D if w.describing else D.Quiet
-
-
-MAX_ROUNDS = 64
-"""Bound on synchronous follow-ups within one broker step (a loop here is a bug)."""
 
 
 # ================================================================ controller side
@@ -224,7 +210,7 @@ def commit(w: World, pw: S.PendingWrite) -> WriteResult:
     if write.fence_version is None:
         r = w.zk_call("multi", write.ops, pw.session)
         return WriteResult(write.token,
-                           failures=() if r.ok else tuple(_failures(w, write.ops, r)))
+                           failures=() if r.ok else tuple(failures_of(w, write.ops, r)))
     failures: list[WriteFailure] = []
     for i, op in enumerate(write.ops):
         r = w.zk_call("multi", (CheckOp(P.CONTROLLER_EPOCH, write.fence_version), op),
@@ -234,11 +220,11 @@ def commit(w: World, pw: S.PendingWrite) -> WriteResult:
         if r.results[0].code in (BAD_VERSION, NO_NODE):
             assert i == 0, "the fence moved in the middle of one commit"
             return WriteResult(write.token, fenced=True)
-        failures += _failures(w, (op,), MultiResult(False, r.results[1:], 0))
+        failures += failures_of(w, (op,), MultiResult(False, r.results[1:], 0))
     return WriteResult(write.token, failures=tuple(failures))
 
 
-def _failures(w: World, ops: tuple[ZkOp, ...], r: MultiResult) -> list[WriteFailure]:
+def failures_of(w: World, ops: tuple[ZkOp, ...], r: MultiResult) -> list[WriteFailure]:
     out = []
     for op, res in zip(ops, r.results, strict=True):
         if res.code == OK:
@@ -328,89 +314,16 @@ def do_notify(w: World, a: A.Action) -> list[str]:
 
 def handle_broker(w: World, b: int, event: object, reply_to: int | None = None,
                   request: ControllerRequest | None = None) -> list[str]:
+    """Hand ``event`` to broker core ``b`` through its driver (``fsm.driver.BrokerDriver``);
+    ``reply_to``/``request``: the controller and the request it answers (a delivery)."""
     lines: list[str] = []
-    work = [event]
-    rounds = 0
-    while work:
-        rounds += 1
-        assert rounds <= MAX_ROUNDS, f"broker {b}: more than {MAX_ROUNDS} rounds in one step"
-        ev = work.pop(0)
-        effects, before, after = broker_step(w, b, ev)
-        if w.describing:
-            moved = f" [{before.value} -> {after.value}]" if before is not after else ""
-            lines.append(f"b{b} handle {D.event(ev)}{moved}")
-        for eff in effects:
-            follow = _broker_effect(w, b, eff, lines, reply_to, request)
-            if follow is not None:
-                work.append(follow)
+    broker_driver_for(w, b, lines, reply_to, request).process((event,))
     if type(event) is ControlledShutdownAnswered and not w.procs[b].up:
         w.procs[b] = w.procs[b]._replace(shut_down=True)  # it stopped on the answer
     return lines
 
 
-def _broker_effect(w: World, b: int, eff: object, lines: list[str], reply_to: int | None,
-                   request: ControllerRequest | None) -> object | None:
-    if isinstance(eff, Respond):
-        assert reply_to is not None and request is not None, "Respond without a request"
-        delete = request.delete_partitions if isinstance(request, StopReplicaRequest) else None
-        resp = BrokerResponseReceived(b, request.broker_epoch, request.api, eff.response, delete)
-        if w.procs[reply_to].up:  # the request rides along: a lost answer means a resend
-            w.ch_send(ChannelKey(RESPONSE, b, reply_to), (request, resp))
-        if w.describing:
-            lines.append(f"b{b} respond -> c{reply_to} {request.api} {eff.response.error.name}")
-    elif isinstance(eff, BrokerZkWrite):
-        failures: list[WriteFailure] = []
-        if w.procs[b].broker_disconnected:  # adapters.broker.effects: nothing committed
-            for op in eff.ops:
-                failures.append(WriteFailure(op.path, "ConnectionLoss"))
-                lines.append(f"b{b} zk {_d(w).op(op)} FAILED ConnectionLoss (connection lost)")
-            return BrokerWriteResult(eff.token, tuple(failures))
-        for op in eff.ops:
-            r = w.zk_call("multi", (op,))
-            if r.ok:
-                created = r.results[0].path
-                lines.append(f"b{b} zk {_d(w).op(op) if created == op.path else 'create ' + created}")
-            else:
-                failures += _failures(w, (op,), r)
-                lines.append(f"b{b} zk {_d(w).op(op)} FAILED {r.results[0].code}")
-        return BrokerWriteResult(eff.token, tuple(failures))
-    elif isinstance(eff, SendControlledShutdown):
-        if w.procs[b].broker_disconnected:  # the read of /controller fails
-            lines.append(f"b{b} ControlledShutdown lost: ZooKeeper connection lost")
-            return None
-        c = w.zk_read(R.active_controller)
-        if c is None or not w.procs[c].up:
-            lines.append(f"b{b} ControlledShutdown lost: no controller")
-        else:
-            # the correlation is the request's broker epoch: it comes back with the answer
-            w.ch_send(ChannelKey(SHUTDOWN, b, c), (eff.request.broker_epoch, eff.request))
-            lines.append(f"b{b} send ControlledShutdown(be={eff.request.broker_epoch}) -> c{c}")
-    elif isinstance(eff, Register | LoadBrokerMetadata):
-        proc = w.procs[b]
-        if proc.broker_disconnected or proc.broker_io:  # done later, by a broker-io step
-            io = "register" if isinstance(eff, Register) else "load"
-            w.procs[b] = proc._replace(broker_io=io)
-            lines.append(f"b{b} {io} deferred: " + ("ZooKeeper connection lost"
-                                                     if proc.broker_disconnected
-                                                     else "one ZooKeeper call per step"))
-            return None
-        if isinstance(eff, Register):
-            return _register(w, b, lines)
-        return w.zk_read(R.broker_metadata)
-    elif isinstance(eff, StartTimer):
-        w.timers.add((b, "b", eff.kind.value))
-    elif isinstance(eff, CancelTimer):
-        w.timers.discard((b, "b", eff.kind.value))
-    elif isinstance(eff, Exit):
-        lines.append(f"b{b} exit")
-        _process_gone(w, b)
-        return BrokerCrashed()
-    else:
-        raise TypeError(f"unknown broker effect {eff!r}")
-    return None
-
-
-def _register(w: World, b: int, lines: list[str]) -> object | None:
+def register(w: World, b: int, lines: list[str]) -> object | None:
     proc = w.procs[b]
     if not w._alive(proc.broker_session):
         proc = proc._replace(broker_session=w.zk_call("open_session"))
@@ -426,7 +339,7 @@ def _register(w: World, b: int, lines: list[str]) -> object | None:
     return BrokerRegistered(epoch)
 
 
-def _process_gone(w: World, b: int) -> None:
+def process_gone(w: World, b: int) -> None:
     """The process stopped (exit or kill -9): sessions close, its connections reset, the
     memory of its controller candidate is lost. Requests a controller queued for it stay
     queued (Kafka's channel manager keeps a queue per broker id until the controller handles
@@ -496,7 +409,7 @@ def do_broker_io(w: World, a: A.Action) -> list[str]:
     w.procs[b] = proc._replace(broker_io=_BUSY)
     lines: list[str] = []
     if io == "register":
-        event = _register(w, b, lines)
+        event = register(w, b, lines)
     else:
         event = w.zk_read(R.broker_metadata)
         lines.append(f"b{b} read the cluster metadata")
@@ -509,7 +422,7 @@ def do_broker_io(w: World, a: A.Action) -> list[str]:
 
 def do_crash(w: World, a: A.Action) -> list[str]:
     b = a.broker
-    _process_gone(w, b)
+    process_gone(w, b)
     return [f"b{b} CRASH", *handle_broker(w, b, BrokerCrashed())]
 
 
