@@ -1,8 +1,9 @@
 """Effects: what the controller and the broker core ask the outside world to do.
 
 ``handle(event)`` returns a list of effects, in order: ZooKeeper writes come
-before the requests that announce them. Two rules bind whoever executes them
-(the ZooKeeper/network adapters, or the simulated world):
+before the requests that announce them. They are carried out by one driver per
+core (``fsm.driver``), over the live shell's ports or the simulated world's. Two
+rules bind them:
 
 1. A ``ZkWrite`` from the controller is committed behind a check of
    ``/controller_epoch``'s znode version (``fence_version``): as ZooKeeper
@@ -127,7 +128,8 @@ class Resigned:
 
 @dataclass(frozen=True, slots=True)
 class RemoveBrokerChannel:
-    """A broker left: drop its queue (seed 003)."""
+    """A broker left: drop its queue (seed 003). The channel manager forgets the broker with
+    its channel; a bounced broker is announced again by the driver (``fsm.driver``)."""
 
     broker_id: int
 

@@ -92,7 +92,7 @@ def _no_controller_epoch_check(p: _Patches) -> None:
         for op in write.ops:
             r = w.zk.multi((op,))
             if not r.ok:
-                failures += X._failures(w, (op,), r)
+                failures += X.failures_of(w, (op,), r)
         return WriteResult(write.token, failures=tuple(failures))
 
     p.setattr(X, "commit", commit)
@@ -211,6 +211,21 @@ def _deletion_before_replicas_deleted(p: _Patches) -> None:
     p.setattr(Controller, "_plan_deletion_progress", plan_deletion_progress)
 
 
+def _bounced_broker_forgotten(p: _Patches) -> None:
+    """The controller's driver removes a bounced broker's channel (same id, new epoch: the
+    ``BrokerChange`` lists it live again) without telling the channel manager the live
+    brokers again: the manager forgot the broker with its channel, and the requests to the
+    new incarnation are dropped as "unknown broker" (found by ``kcontrol chaos`` in the live
+    service: a deletion never finished, metadata never sent)."""
+    from fsm.driver import controller as driver
+    from fsm.effects import RemoveBrokerChannel
+
+    def remove_channel(d: Any, eff: RemoveBrokerChannel, ev: object) -> None:
+        d.port.remove_broker_channel(eff.broker_id)
+
+    p.setattr(driver, "EFFECTS", {**driver.EFFECTS, RemoveBrokerChannel: remove_channel})
+
+
 MUTANTS: tuple[Mutant, ...] = (
     Mutant("no-controller-epoch-check",
            "controller writes committed without the /controller_epoch version check",
@@ -237,6 +252,10 @@ MUTANTS: tuple[Mutant, ...] = (
            "topic deletion finished before every replica is deleted",
            "seed 000 TopicDeletionManager", "mutants-deletion", 13,
            _deletion_before_replicas_deleted),
+    Mutant("bounced-broker-forgotten",
+           "a bounced broker's channel removed and the broker not announced again",
+           "kcontrol chaos: requests to the new incarnation dropped", "broker-lifecycle", 7,
+           _bounced_broker_forgotten),
 )
 
 _BY_NAME = {m.name: m for m in MUTANTS}

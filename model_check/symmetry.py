@@ -538,6 +538,8 @@ class _Renaming:
         out = list(p)
         out[PROC.broker_session] = self.session(p[PROC.broker_session])
         out[PROC.controller_session] = self.session(p[PROC.controller_session])
+        if p[PROC.forgotten]:
+            out[PROC.forgotten] = tuple(sorted(self.ids(p[PROC.forgotten])))
         return tuple(out)
 
     def timer(self, t: tuple) -> tuple:
@@ -724,6 +726,7 @@ def _signatures(snap: tuple, config: WorldConfig) -> dict[int, tuple]:
         proc = list(procs[i])  # the process, its sessions only as "has one"
         proc[PROC.broker_session] = bool(proc[PROC.broker_session])
         proc[PROC.controller_session] = bool(proc[PROC.controller_session])
+        proc[PROC.forgotten] = len(proc[PROC.forgotten])
         c = controllers[i]
         core = brokers[i]
         out[b] = (

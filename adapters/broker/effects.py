@@ -12,7 +12,10 @@ Who feeds it (every producer only enqueues; ``submit`` never blocks for long):
 * the controlled-shutdown sender thread: ``ControlledShutdownAnswered``.
 
 Every call into the core is made holding ``lock`` (the lock the request handlers hold too);
-I/O is never done under it. Effects are executed in order, on this thread:
+I/O is never done under it. Events are handed in rounds by the broker core's driver
+(``fsm.driver.BrokerDriver``), the very loop the checker's world runs, over this executor's
+port (``adapters.broker.port.ExecutorPort``): a round's events are handed, then their
+effects are executed in order, on this thread, and what they produce is the next round:
 
 * ``LoadBrokerMetadata`` -> bulk read of assignments and partition states ->
   ``BrokerMetadataLoaded`` (handed to the core at once);
@@ -47,6 +50,7 @@ from typing import Any
 from kazoo.exceptions import KazooException
 from kazoo.handlers.threading import KazooTimeoutError
 
+from adapters.broker.port import ExecutorPort
 from adapters.controller.timers import Timers
 from adapters.network.client import WireClient
 from adapters.network.codec import ApiKey, CodecError
@@ -56,17 +60,13 @@ from adapters.zookeeper.reads import ZkReader
 from adapters.zookeeper.writer import WriteAborted
 from fsm import zk_paths
 from fsm.broker import BrokerCore, BrokerLogRecord
+from fsm.driver import BrokerDriver
 from fsm.effects import (
     BrokerZkWrite,
-    CancelTimer,
     CreateOp,
-    Exit,
     LoadBrokerMetadata,
     Register,
-    Respond,
-    SendControlledShutdown,
     SetDataOp,
-    StartTimer,
 )
 from fsm.errors import ErrorCode
 from fsm.events import (
@@ -182,6 +182,8 @@ class BrokerExecutor:
         self._stopping = threading.Event()
         self._retries: set[threading.Timer] = set()
         self.prefix = f"[broker {broker_id}]"
+        self.driver = BrokerDriver(ExecutorPort(self))
+        """The broker core's loop (``fsm.driver``), over this executor's port."""
 
     # ------------------------------------------------------------------ producers
 
@@ -240,21 +242,13 @@ class BrokerExecutor:
                 return
             try:
                 if isinstance(item, _Effects):
-                    self._run_rounds(self._execute(item.effects))
+                    self.driver.execute(item.effects)
                 elif isinstance(item, _Events):
-                    self._run_rounds(item.events)
+                    self.driver.process(item.events)
                 else:
-                    self._run_rounds([item])
+                    self.driver.process((item,))
             except Exception:  # noqa: BLE001 -- the event thread never dies
                 log.exception("%s handling %r failed", self.prefix, item)
-
-    def _run_rounds(self, events: list[object]) -> None:
-        """Hand ``events`` to the core, in rounds: the events a round's effects produce (a
-        read, a registration, write results) are the next round, handed before anything
-        queued. A round's ZooKeeper writes go out together (``_execute``)."""
-        work = list(events)
-        while work and not self._stopping.is_set():
-            work = self._execute(self._handle_all(work))
 
     def _handle_all(self, events: list[object]) -> list[Any]:
         """The effects of ``events``, in order; the core's lock is taken per slice of
@@ -271,46 +265,6 @@ class BrokerExecutor:
                     self.changed.notify_all()
             log_records(prefix, records)
         return effects
-
-    def _execute(self, effects: list[Any]) -> list[object]:
-        """Carry out ``effects`` in order; returns the events they produced. Consecutive
-        ``BrokerZkWrite``s are written together (``_write_many``)."""
-        out: list[object] = []
-        writes: list[BrokerZkWrite] = []
-        for eff in effects:
-            if self._stopping.is_set():
-                break
-            if isinstance(eff, BrokerZkWrite):
-                writes.append(eff)
-                continue
-            if writes:
-                out.extend(self._write_many(writes))
-                writes = []
-            if isinstance(eff, LoadBrokerMetadata):
-                ev = self._load()
-                if ev is not None:
-                    out.append(ev)
-            elif isinstance(eff, Register):
-                ev = self._register()
-                if ev is not None:
-                    out.append(ev)
-            elif isinstance(eff, SendControlledShutdown):
-                self._send_controlled_shutdown(eff.request)
-            elif isinstance(eff, StartTimer):
-                self.timers.start(eff.kind, eff.delay_ms)
-            elif isinstance(eff, CancelTimer):
-                self.timers.cancel(eff.kind)
-            elif isinstance(eff, Exit):
-                log.info("%s shutdown complete in the core: exiting", self.prefix)
-                self.on_exit()
-            elif isinstance(eff, Respond):
-                log.error("%s a response outside a request (correlation %d) dropped",
-                          self.prefix, eff.correlation)
-            else:
-                log.error("%s unknown effect %r", self.prefix, eff)
-        if writes and not self._stopping.is_set():
-            out.extend(self._write_many(writes))
-        return out
 
     def _retry_later(self, effect: object, what: str, exc: BaseException) -> None:
         log.warning("%s %s failed (%s: %s); again in %.1f s", self.prefix, what,

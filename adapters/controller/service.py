@@ -8,10 +8,13 @@ Threads:
   ("re-read X"), the session listener enqueues ``SessionStateChange``s;
 * timer threads only enqueue ``TimerFired``; broker channels only enqueue answers.
 
-Events are handled in rounds exactly as the world does (``model_check.world.executor``):
+Events are handled by the controller's driver (``fsm.driver.ControllerDriver``), the very loop
+the checker's world runs, over this service's port (``adapters.controller.port.ServicePort``):
 ``handle(event)`` -> effects in order; a ``ZkWrite`` is committed at once by ``ZkWriter`` and
-its ``WriteResult`` is the next thing handed to the controller; ``LoadCluster`` while a write
-is awaited is done after the result (``ClusterLoaded`` from bulk reads).
+its ``WriteResult`` is the next thing handed to the controller; ``LoadCluster`` is read after
+the result (``ClusterLoaded`` from bulk reads); the channel manager hears the live brokers
+before each ``BrokerChange`` and ``ClusterLoaded``, and again after a bounced broker's
+channel is removed.
 
 Election (contract "Election"). At start the service creates the persistent parents Kafka
 creates (``fsm.zk_paths.PERSISTENT_PATHS``) and ``/controller_epoch`` = 0 if absent, then
@@ -81,6 +84,7 @@ from kazoo.protocol.states import EventType, KazooState, KeeperState
 
 from adapters.controller.event_queue import CLOSED, DEFAULT_CAPACITY, EventQueue, Marker
 from adapters.controller.metrics import IDLE, ControllerMetrics, controller_state_of
+from adapters.controller.port import ServicePort
 from adapters.controller.timers import Timers
 from adapters.network.broker_channels import BrokerChannels, LoggingChannels
 from adapters.zookeeper import codec
@@ -90,19 +94,11 @@ from adapters.zookeeper.writer import ZkWriter
 from fsm import zk_paths as P
 from fsm.controller import Controller
 from fsm.controller.config import ControllerConfig
+from fsm.driver import ControllerDriver
 from fsm.effects import (
-    BecameController,
-    CancelTimer,
-    LoadCluster,
-    RemoveBrokerChannel,
-    ReplyControlledShutdown,
-    Resigned,
-    SendRequest,
-    StartTimer,
     ZkWrite,
 )
 from fsm.events import (
-    BrokerChange,
     ClusterLoaded,
     SessionStateChange,
     Startup,
@@ -115,7 +111,6 @@ from fsm.reads.markers import (
     CONTROLLER_ONLY,
     CREATED,
     DELETED,
-    LOAD,
     MARKERS,
     queues,
 )
@@ -193,6 +188,10 @@ class ControllerService:
         self._lost = False
         self._lost_reason = "ZooKeeper session closed"  # what kazoo's LOST meant, in words
         self._handling: object | None = None  # the event being handed to the controller
+        self._force_metrics = False  # refresh every gauge after this event (elected, resigned)
+        self._first_handled: object | None = None  # the first event an item handed
+        self.driver = ControllerDriver(self._step, ServicePort(self))
+        """The controller's loop (``fsm.driver``), over this service's port."""
         self._thread: threading.Thread | None = None
         self._stopping = False
         self._idle = threading.Condition()
@@ -350,14 +349,13 @@ class ControllerService:
             self._held.append(item)
             return
         t0 = time.monotonic()
-        event = self._materialize(item) if isinstance(item, Marker) else item
-        if event is None:
-            return
-        self._handle(event)
-        self.metrics.handled(event, time.monotonic() - t0)
-        if isinstance(item, SessionStateChange) and item.state is ZkClientState.CONNECTED \
-                and not ctl.is_active:
-            self._release_controller()  # what could not be given up while disconnected
+        self._first_handled = None
+        self.driver.process(item)
+        if self._first_handled is not None:  # the time of the whole item, writes included
+            self.metrics.handled(self._first_handled, time.monotonic() - t0)
+        self.metrics.state.set(IDLE)
+        self.metrics.refresh(ctl, force=self._force_metrics)
+        self._force_metrics = False
         if isinstance(item, SessionStateChange) and not self.controller.paused and self._held:
             held, self._held = list(self._held), deque()
             self.queue.put_front_many(held)
@@ -381,79 +379,25 @@ class ControllerService:
             return None
         if isinstance(event, ClusterLoaded):
             self._loaded(event.snapshot, time.monotonic() - t0)
-        elif isinstance(event, BrokerChange):
-            self.channels.brokers(event.live)
         return event
 
     def _loaded(self, snap: ClusterSnapshot, seconds: float) -> None:
         self.last_load_s = seconds
-        self.channels.brokers(snap.live_brokers)
         log.info("%s loaded %d brokers, %d topics, %d partition states in %.3f s%s",
                  self._log_prefix, len(snap.live_brokers), len(snap.topics),
                  len(snap.partition_states), self.last_load_s,
                  f" ({len(snap.bad_input)} malformed znodes skipped)" if snap.bad_input else "")
 
-    def _handle(self, event: object) -> None:
-        ctl = self.controller
-        work: deque[object] = deque([event])
-        force_metrics = False
-        while work:
-            ev = work.popleft()
-            if isinstance(ev, Marker):
-                ev = self._materialize(ev)
-                if ev is None:
-                    continue
-            if isinstance(ev, BrokerChange):
-                self.channels.brokers(ev.live)
-            self.metrics.state.set(controller_state_of(ev))
-            self._handling = ev
-            effects = ctl.handle(ev)  # type: ignore[arg-type]
-            self._drain_log()
-            result: WriteResult | None = None
-            for eff in effects:
-                if isinstance(eff, ZkWrite):
-                    result = self._commit(eff)
-                elif isinstance(eff, LoadCluster):
-                    # read next (after the write's result, if one is awaited), as a marker: a
-                    # read that fails on a lost connection holds it until CONNECTED instead of
-                    # losing the load (an active controller that never loads decides nothing)
-                    work.append(Marker(LOAD))
-                elif isinstance(eff, SendRequest):
-                    self.channels.send(eff.broker_id, eff.request)
-                elif isinstance(eff, ReplyControlledShutdown):
-                    self.channels.reply_controlled_shutdown(eff.broker_id, eff.correlation,
-                                                            eff.response)
-                elif isinstance(eff, RemoveBrokerChannel):
-                    self.channels.remove_broker(eff.broker_id)
-                    # A bounced broker (same id, new epoch) is live again: removing the old
-                    # incarnation's channel also forgot the broker, so the requests to the
-                    # new one that follow in this round were dropped as "unknown broker"
-                    # (found by `kcontrol chaos`: a deletion never finished, metadata never
-                    # sent). Announce the live brokers again: the new incarnation gets a
-                    # fresh channel, stamped with its new epoch.
-                    if isinstance(ev, BrokerChange) and any(
-                            b.broker_id == eff.broker_id for b in ev.live):
-                        self.channels.brokers(ev.live)
-                elif isinstance(eff, StartTimer):
-                    self.timers.start(eff.kind, eff.delay_ms)
-                elif isinstance(eff, CancelTimer):
-                    self.timers.cancel(eff.kind)
-                elif isinstance(eff, BecameController):
-                    self._became(eff)
-                    force_metrics = True
-                elif isinstance(eff, Resigned):
-                    self._resigned(eff)
-                    force_metrics = True
-                else:
-                    log.error("%s unknown effect %r", self._log_prefix, eff)
-            if result is not None:
-                work.appendleft(result)  # before any other event
-            elif isinstance(ev, WriteResult) and ev.fenced and not ctl.is_active:
-                # an election applied but reported fenced (its answer lost with the
-                # connection) leaves /controller ours: give it up (again after CONNECTED)
-                self._release_controller()
-        self.metrics.state.set(IDLE)
-        self.metrics.refresh(ctl, force=force_metrics)
+    def _step(self, event: object) -> list[object]:
+        """The controller's ``handle`` as the driver calls it: the metrics' state while it
+        runs, the event kept for the resignation's reason, the state-change log drained."""
+        self.metrics.state.set(controller_state_of(event))
+        self._handling = event
+        if self._first_handled is None:
+            self._first_handled = event
+        effects = self.controller.handle(event)  # type: ignore[arg-type]
+        self._drain_log()
+        return effects  # type: ignore[return-value]
 
     def _commit(self, write: ZkWrite) -> WriteResult:
         if self.before_write is not None:
@@ -479,12 +423,13 @@ class ControllerService:
         for rec in records:
             state_log.info("%s %s", prefix, rec)
 
-    def _became(self, eff: BecameController) -> None:
+    def _became(self, epoch: int) -> None:
         self._gen += 1
-        self.elections.append(eff.epoch)
-        log.info("%s became controller with epoch %d", self._log_prefix, eff.epoch)
+        self._force_metrics = True
+        self.elections.append(epoch)
+        log.info("%s became controller with epoch %d", self._log_prefix, epoch)
 
-    def _resignation_reason(self, eff: Resigned) -> str:
+    def _resignation_reason(self, reason: str) -> str:
         """What made the controller resign, as this service knows it. The core hears only
         ``WriteResult(fenced=True)`` or ``SessionStateChange(CLOSED)``, and a write that could
         not finish is reported fenced too (its outcome is unknown): the writer and the session
@@ -495,11 +440,12 @@ class ControllerService:
             return self.writer.fence_reason
         if isinstance(ev, SessionStateChange) and ev.state is ZkClientState.CLOSED:
             return self._lost_reason
-        return eff.reason
+        return reason
 
-    def _resigned(self, eff: Resigned) -> None:
+    def _resigned(self, reason: str) -> None:
         self._gen += 1
-        reason = self._resignation_reason(eff)
+        self._force_metrics = True
+        reason = self._resignation_reason(reason)
         log.warning("%s resigned: %s", self._log_prefix, reason)
         self.resignations.append(reason)
         self.queue.retain(lambda it: not (isinstance(it, Marker) and it.kind in CONTROLLER_ONLY))

@@ -156,7 +156,7 @@ class Channels:
 
     def process_gone(self, broker: int) -> int:
         """A process stopped: what it sent, and what was on its way to it but requests, is
-        lost. Requests wait for its next incarnation (``executor._process_gone``), and so do
+        lost. Requests wait for its next incarnation (``executor.process_gone``), and so do
         the requests whose answers it had sent to a controller on another broker: that
         controller's sender sends them again."""
         lost = 0

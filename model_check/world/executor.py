@@ -1,7 +1,8 @@
 """The world's adapters: it executes effects and turns ZooKeeper/channel input into events.
 
 One function per action kind (``HANDLERS``), each returning one-line descriptions of what
-happened. Controller writes are committed as Kafka does: each op in its own ``multi``
+happened. The cores' effects are carried out by the drivers the live shells run
+(``fsm.driver``) over the world's ports (``controller_port``, ``broker_port``). Controller writes are committed as Kafka does: each op in its own ``multi``
 behind ``check(/controller_epoch, fence_version)`` (so partitions fail one by one); the
 election's transaction (``fence_version`` None) is one ``multi``. A write whose session
 expired between decision and commit commits nothing and is reported ``fenced`` (the real
@@ -25,7 +26,7 @@ an expiry), as the live adapters behave with kazoo:
   ensemble (``Action(COMMIT, b, APPLIED)``: applied, the answer lost) or not
   (``Action(COMMIT, b)``). A candidate that is not controller while its session still owns
   ``/controller`` (a resignation while disconnected, an election applied whose answer was
-  lost) deletes it as soon as it can (``_release_controller``: after a fenced write, after a
+  lost) deletes it as soon as it can (``release_controller``: after a fenced write, after a
   resignation, after CONNECTED), as the live service's ``_release_controller`` does (Kafka's
   controller move), so that an election follows.
 * broker session (``adapters.broker.effects``): the broker core is not told (kazoo's
@@ -47,35 +48,16 @@ from fsm import zk_paths as P
 from fsm.broker_states import BrokerState
 from fsm.controller.snapshot_fields import CONTROLLER
 from fsm.effects import (
-    BecameController,
-    BrokerZkWrite,
-    CancelTimer,
     CheckOp,
-    Exit,
-    LoadBrokerMetadata,
-    LoadCluster,
-    Register,
-    RemoveBrokerChannel,
-    ReplyControlledShutdown,
-    Resigned,
-    Respond,
-    SendControlledShutdown,
-    SendRequest,
-    StartTimer,
-    ZkWrite,
 )
 from fsm.events import (
     BrokerCrashed,
     BrokerRegistered,
-    BrokerResponseReceived,
     BrokerSessionExpired,
     BrokerStarted,
-    BrokerWriteResult,
-    ClusterLoaded,
     ControlledShutdown,
     ControlledShutdownAnswered,
     IsrChangeWanted,
-    ReassignmentRequest,
     RequestReceived,
     SessionStateChange,
     ShutdownRequested,
@@ -84,8 +66,7 @@ from fsm.events import (
     WriteFailure,
     WriteResult,
 )
-from fsm.reads import MARKERS, marker_for, notified, survives_resignation
-from fsm.requests import StopReplicaRequest
+from fsm.reads import marker_for, notified, survives_resignation
 from fsm.values import TopicAssignment
 from fsm.zk_session_states import ZkClientState
 from fsm.znodes import (
@@ -97,6 +78,7 @@ from model_check.world import actions as A
 from model_check.world import describe as D
 from model_check.world import reads as R
 from model_check.world import state as S
+from model_check.world.broker_port import broker_driver_for
 from model_check.world.channels import (
     REQUEST,
     RESPONSE,
@@ -113,9 +95,9 @@ from model_check.world.config import (
     PreferredElection,
     Reassign,
 )
+from model_check.world.controller_port import driver_for
 from model_check.world.cores import broker_config
 from model_check.world.facts import broker_facts, controller_facts
-from model_check.world.step_memo import broker_step, controller_step
 from model_check.world.zookeeper import BAD_VERSION, EMPTY, NO_NODE, OK, MultiResult, Znode
 
 if TYPE_CHECKING:
@@ -128,47 +110,7 @@ def _d(w: World) -> object:
     return D if w.describing else D.Quiet
 
 
-MAX_ROUNDS = 64
-"""Bound on synchronous follow-ups within one step (a loop here is a bug)."""
-
-
 # ================================================================ controller side
-
-
-def handle_controller(w: World, b: int, event: object) -> list[str]:
-    """Hand ``event`` to controller ``b`` and execute its effects; synchronous answers
-    (``ClusterLoaded``) are handed back at once, as the real event thread reads inline."""
-    lines: list[str] = []
-    work = [event]
-    rounds = 0
-    while work:
-        rounds += 1
-        assert rounds <= MAX_ROUNDS, f"controller {b}: more than {MAX_ROUNDS} rounds in one step"
-        ev = work.pop(0)
-        effects = controller_step(w, b, ev)
-        if w.describing:
-            lines.append(f"c{b} handle {D.event(ev)}")
-        if type(ev) in _MAY_ACCEPT_REASSIGNMENTS:
-            _record_accepted(w, w.controllers[b])
-        for eff in effects:
-            follow = _controller_effect(w, b, eff, lines)
-            if follow is not None:
-                work.append(follow)
-    return lines
-
-
-_MAY_ACCEPT_REASSIGNMENTS = (ReassignmentRequest, ClusterLoaded)
-"""The events with which a controller takes reassignments in flight (a request, a failover
-resuming ``/admin/reassign_partitions``)."""
-
-
-def _record_accepted(w: World, ctl: object) -> None:
-    """Remember the reassignments the controller holds in flight (the world's record of what
-    was *accepted*, as opposed to refused: a refused entry never enters the controller's
-    in-flight set, it is only removed from ``/admin/reassign_partitions``)."""
-    for tp, target in ctl.reassignments().items():  # type: ignore[attr-defined]
-        if w.accepted.get(tp) != target:
-            w.accepted[tp] = target
 
 
 def next_index(w: World, b: int) -> int | None:
@@ -196,7 +138,7 @@ def next_index(w: World, b: int) -> int | None:
 _CONNECTING = ZkClientState.CONNECTING.value
 
 
-def _release_controller(w: World, b: int, lines: list[str]) -> None:
+def release_controller(w: World, b: int, lines: list[str]) -> None:
     """Delete ``/controller`` if candidate ``b``'s session owns it while ``b`` is not the
     controller (Kafka's controller move; the live service's ``_release_controller``): only
     while connected -- a disconnected client cannot; it tries again after CONNECTED."""
@@ -210,60 +152,7 @@ def _release_controller(w: World, b: int, lines: list[str]) -> None:
     lines.append(f"c{b} delete its own /controller (not the controller): {code}")
 
 
-def _controller_effect(w: World, b: int, eff: object, lines: list[str]) -> object | None:
-    if isinstance(eff, ZkWrite):
-        assert b not in w.writes, f"controller {b} decided a second write before a result"
-        w.writes[b] = S.PendingWrite(eff, w.procs[b].controller_session)
-        if w.describing:
-            lines.append(f"c{b} decide write #{eff.token} fence={eff.fence_version}: "
-                         + "; ".join(D.op(o) for o in eff.ops))
-    elif isinstance(eff, SendRequest):
-        _send_request(w, b, eff.broker_id, eff.request, lines)
-    elif isinstance(eff, ReplyControlledShutdown):
-        if w.procs[eff.broker_id].up:
-            w.ch_send(ChannelKey(SHUTDOWN_REPLY, b, eff.broker_id),
-                            (eff.correlation, eff.response))
-            lines.append(f"c{b} reply ControlledShutdown -> b{eff.broker_id} "
-                         f"{eff.response.error.name} remaining={len(eff.response.remaining)}")
-        else:
-            lines.append(f"c{b} reply ControlledShutdown -> b{eff.broker_id} lost (down)")
-    elif isinstance(eff, LoadCluster):
-        if controller_facts(w, b).awaiting_write or w.procs[b].controller_disconnected:
-            # after the write's result; or the read fails: held, read again once CONNECTED
-            w.enqueue(b, S.LOAD_MARKER, front=True)
-            return None
-        return w.zk_read(R.materialize, S.LOAD_MARKER, True, _NO_TOPICS,
-                         w.procs[b].controller_session)
-    elif isinstance(eff, StartTimer):
-        w.timers.add((b, "c", eff.kind.value))
-    elif isinstance(eff, CancelTimer):
-        w.timers.discard((b, "c", eff.kind.value))
-    elif isinstance(eff, BecameController):
-        lines.append(f"c{b} became controller epoch={eff.epoch}")
-    elif isinstance(eff, Resigned):
-        lines.append(f"c{b} resigned: {eff.reason}")
-        _resigned(w, b, lines)
-    elif isinstance(eff, RemoveBrokerChannel):
-        lost = w.ch_call("stop_sender", b, eff.broker_id)
-        if lost:
-            lines.append(f"c{b} remove channel to b{eff.broker_id} ({lost} queued requests "
-                         f"dropped; the one in flight may still arrive)")
-    else:
-        raise TypeError(f"unknown controller effect {eff!r}")
-    return None
-
-
-def _send_request(w: World, c: int, target: int, req: ControllerRequest,
-                  lines: list[str]) -> None:
-    if not w.procs[target].up:
-        lines.append(f"c{c} send -> b{target} lost (down): {_d(w).request(req)}")
-        return
-    w.ch_send(ChannelKey(REQUEST, c, target), (0, req))
-    if w.describing:
-        lines.append(f"c{c} send -> b{target} {D.request(req)}")
-
-
-def _resigned(w: World, b: int, lines: list[str]) -> None:
+def resign(w: World, b: int, lines: list[str]) -> None:
     """A resigning controller unregisters its watchers, resets its channels to the brokers
     as the live channel manager's ``reset`` does (queued requests dropped, the one in flight
     to each broker may still arrive; responses and ControlledShutdowns on their way to it
@@ -277,30 +166,13 @@ def _resigned(w: World, b: int, lines: list[str]) -> None:
     w.ch_call("drop", SHUTDOWN, None, b)
     w.timers = {t for t in w.timers if not (t[0] == b and t[1] == "c")}
     w.queues[b] = tuple(e for e in w.queues[b] if _survives_resignation(e))
-    _release_controller(w, b, lines)
+    release_controller(w, b, lines)
 
 
 def _survives_resignation(item: object) -> bool:
     if isinstance(item, S.Marker):
         return survives_resignation(item)
     return isinstance(item, SessionStateChange | Startup)
-
-
-def materialize(w: World, b: int, item: object) -> object | None:
-    """A queued item -> the event handed to the controller (None: nothing to hand): a marker
-    is read by ``fsm.reads.materialize`` (the live service's reader) over the world's
-    ZooKeeper."""
-    if not isinstance(item, S.Marker):
-        return item
-    row = MARKERS[item.kind]
-    active = not row.controller_only or controller_facts(w, b).active
-    known = _NO_TOPICS
-    if row.reads_topics and active:
-        known = w.controllers[b].topic_names()  # type: ignore[attr-defined]
-    return w.zk_read(R.materialize, item, active, known, w.procs[b].controller_session)
-
-
-_NO_TOPICS: frozenset[str] = frozenset()
 
 
 def do_process(w: World, a: A.Action) -> list[str]:
@@ -313,16 +185,13 @@ def do_process(w: World, a: A.Action) -> list[str]:
     if isinstance(item, Startup) and not w.procs[b].controller_disconnected:
         # the event thread reads /controller with a watch, then elects if nobody is there
         w.zk_call("get", P.CONTROLLER, w.procs[b].controller_session)
-    event = materialize(w, b, item)
-    if event is None:
+    lines: list[str] = []
+    if not driver_for(w, b, lines).process(item):
         return [f"c{b} skip {item.describe() if isinstance(item, S.Marker) else item}"]
-    lines = handle_controller(w, b, event)
     if isinstance(item, Startup):
         # Startup carries no epoch and elects nothing: what the event thread read from
         # /controller and /controller_epoch follows at once (contract "Election")
         w.enqueue(b, S.CONTROLLER_MARKER, front=True)
-    elif type(item) is SessionStateChange and item.state is ZkClientState.CONNECTED:
-        _release_controller(w, b, lines)
     return lines
 
 
@@ -341,7 +210,7 @@ def commit(w: World, pw: S.PendingWrite) -> WriteResult:
     if write.fence_version is None:
         r = w.zk_call("multi", write.ops, pw.session)
         return WriteResult(write.token,
-                           failures=() if r.ok else tuple(_failures(w, write.ops, r)))
+                           failures=() if r.ok else tuple(failures_of(w, write.ops, r)))
     failures: list[WriteFailure] = []
     for i, op in enumerate(write.ops):
         r = w.zk_call("multi", (CheckOp(P.CONTROLLER_EPOCH, write.fence_version), op),
@@ -351,11 +220,11 @@ def commit(w: World, pw: S.PendingWrite) -> WriteResult:
         if r.results[0].code in (BAD_VERSION, NO_NODE):
             assert i == 0, "the fence moved in the middle of one commit"
             return WriteResult(write.token, fenced=True)
-        failures += _failures(w, (op,), MultiResult(False, r.results[1:], 0))
+        failures += failures_of(w, (op,), MultiResult(False, r.results[1:], 0))
     return WriteResult(write.token, failures=tuple(failures))
 
 
-def _failures(w: World, ops: tuple[ZkOp, ...], r: MultiResult) -> list[WriteFailure]:
+def failures_of(w: World, ops: tuple[ZkOp, ...], r: MultiResult) -> list[WriteFailure]:
     out = []
     for op, res in zip(ops, r.results, strict=True):
         if res.code == OK:
@@ -372,9 +241,9 @@ def do_commit(w: World, a: A.Action) -> list[str]:
     proc = w.procs[b]
     connected = not (proc.controller_disconnected and pw.session == proc.controller_session)
     result = commit(w, pw) if connected else commit_lost(w, pw, a.arg == A.APPLIED)
+    lines: list[str] = []
+    driver_for(w, b, lines, pw.write.token).write_done(result)
     if result.fenced:
-        lines = handle_controller(w, b, result)
-        _release_controller(w, b, lines)
         if connected:
             line = f"c{b} commit #{pw.write.token} FENCED (nothing written)"
         elif a.arg == A.APPLIED:
@@ -385,13 +254,13 @@ def do_commit(w: World, a: A.Action) -> list[str]:
                     f"written)")
         return [line, *lines]
     if not w.describing:
-        return handle_controller(w, b, result)
+        return lines
     bad = {f.path for f in result.failures}
     done = [_d(w).op(o) for o in pw.write.ops if o.path not in bad]
     line = f"c{b} commit #{pw.write.token}: " + ("; ".join(done) or "nothing")
     if result.failures:
         line += " | failed: " + "; ".join(f"{f.path} {f.code}" for f in result.failures)
-    return [line, *handle_controller(w, b, result)]
+    return [line, *lines]
 
 
 def do_zk_disconnect(w: World, a: A.Action) -> list[str]:
@@ -445,89 +314,16 @@ def do_notify(w: World, a: A.Action) -> list[str]:
 
 def handle_broker(w: World, b: int, event: object, reply_to: int | None = None,
                   request: ControllerRequest | None = None) -> list[str]:
+    """Hand ``event`` to broker core ``b`` through its driver (``fsm.driver.BrokerDriver``);
+    ``reply_to``/``request``: the controller and the request it answers (a delivery)."""
     lines: list[str] = []
-    work = [event]
-    rounds = 0
-    while work:
-        rounds += 1
-        assert rounds <= MAX_ROUNDS, f"broker {b}: more than {MAX_ROUNDS} rounds in one step"
-        ev = work.pop(0)
-        effects, before, after = broker_step(w, b, ev)
-        if w.describing:
-            moved = f" [{before.value} -> {after.value}]" if before is not after else ""
-            lines.append(f"b{b} handle {D.event(ev)}{moved}")
-        for eff in effects:
-            follow = _broker_effect(w, b, eff, lines, reply_to, request)
-            if follow is not None:
-                work.append(follow)
+    broker_driver_for(w, b, lines, reply_to, request).process((event,))
     if type(event) is ControlledShutdownAnswered and not w.procs[b].up:
         w.procs[b] = w.procs[b]._replace(shut_down=True)  # it stopped on the answer
     return lines
 
 
-def _broker_effect(w: World, b: int, eff: object, lines: list[str], reply_to: int | None,
-                   request: ControllerRequest | None) -> object | None:
-    if isinstance(eff, Respond):
-        assert reply_to is not None and request is not None, "Respond without a request"
-        delete = request.delete_partitions if isinstance(request, StopReplicaRequest) else None
-        resp = BrokerResponseReceived(b, request.broker_epoch, request.api, eff.response, delete)
-        if w.procs[reply_to].up:  # the request rides along: a lost answer means a resend
-            w.ch_send(ChannelKey(RESPONSE, b, reply_to), (request, resp))
-        if w.describing:
-            lines.append(f"b{b} respond -> c{reply_to} {request.api} {eff.response.error.name}")
-    elif isinstance(eff, BrokerZkWrite):
-        failures: list[WriteFailure] = []
-        if w.procs[b].broker_disconnected:  # adapters.broker.effects: nothing committed
-            for op in eff.ops:
-                failures.append(WriteFailure(op.path, "ConnectionLoss"))
-                lines.append(f"b{b} zk {_d(w).op(op)} FAILED ConnectionLoss (connection lost)")
-            return BrokerWriteResult(eff.token, tuple(failures))
-        for op in eff.ops:
-            r = w.zk_call("multi", (op,))
-            if r.ok:
-                created = r.results[0].path
-                lines.append(f"b{b} zk {_d(w).op(op) if created == op.path else 'create ' + created}")
-            else:
-                failures += _failures(w, (op,), r)
-                lines.append(f"b{b} zk {_d(w).op(op)} FAILED {r.results[0].code}")
-        return BrokerWriteResult(eff.token, tuple(failures))
-    elif isinstance(eff, SendControlledShutdown):
-        if w.procs[b].broker_disconnected:  # the read of /controller fails
-            lines.append(f"b{b} ControlledShutdown lost: ZooKeeper connection lost")
-            return None
-        c = w.zk_read(R.active_controller)
-        if c is None or not w.procs[c].up:
-            lines.append(f"b{b} ControlledShutdown lost: no controller")
-        else:
-            # the correlation is the request's broker epoch: it comes back with the answer
-            w.ch_send(ChannelKey(SHUTDOWN, b, c), (eff.request.broker_epoch, eff.request))
-            lines.append(f"b{b} send ControlledShutdown(be={eff.request.broker_epoch}) -> c{c}")
-    elif isinstance(eff, Register | LoadBrokerMetadata):
-        proc = w.procs[b]
-        if proc.broker_disconnected or proc.broker_io:  # done later, by a broker-io step
-            io = "register" if isinstance(eff, Register) else "load"
-            w.procs[b] = proc._replace(broker_io=io)
-            lines.append(f"b{b} {io} deferred: " + ("ZooKeeper connection lost"
-                                                     if proc.broker_disconnected
-                                                     else "one ZooKeeper call per step"))
-            return None
-        if isinstance(eff, Register):
-            return _register(w, b, lines)
-        return w.zk_read(R.broker_metadata)
-    elif isinstance(eff, StartTimer):
-        w.timers.add((b, "b", eff.kind.value))
-    elif isinstance(eff, CancelTimer):
-        w.timers.discard((b, "b", eff.kind.value))
-    elif isinstance(eff, Exit):
-        lines.append(f"b{b} exit")
-        _process_gone(w, b)
-        return BrokerCrashed()
-    else:
-        raise TypeError(f"unknown broker effect {eff!r}")
-    return None
-
-
-def _register(w: World, b: int, lines: list[str]) -> object | None:
+def register(w: World, b: int, lines: list[str]) -> object | None:
     proc = w.procs[b]
     if not w._alive(proc.broker_session):
         proc = proc._replace(broker_session=w.zk_call("open_session"))
@@ -543,7 +339,7 @@ def _register(w: World, b: int, lines: list[str]) -> object | None:
     return BrokerRegistered(epoch)
 
 
-def _process_gone(w: World, b: int) -> None:
+def process_gone(w: World, b: int) -> None:
     """The process stopped (exit or kill -9): sessions close, its connections reset, the
     memory of its controller candidate is lost. Requests a controller queued for it stay
     queued (Kafka's channel manager keeps a queue per broker id until the controller handles
@@ -613,7 +409,7 @@ def do_broker_io(w: World, a: A.Action) -> list[str]:
     w.procs[b] = proc._replace(broker_io=_BUSY)
     lines: list[str] = []
     if io == "register":
-        event = _register(w, b, lines)
+        event = register(w, b, lines)
     else:
         event = w.zk_read(R.broker_metadata)
         lines.append(f"b{b} read the cluster metadata")
@@ -626,7 +422,7 @@ def do_broker_io(w: World, a: A.Action) -> list[str]:
 
 def do_crash(w: World, a: A.Action) -> list[str]:
     b = a.broker
-    _process_gone(w, b)
+    process_gone(w, b)
     return [f"b{b} CRASH", *handle_broker(w, b, BrokerCrashed())]
 
 

@@ -29,7 +29,10 @@ class Proc(NamedTuple):
     session lives on in the ensemble until it reconnects or expires), and the broker's
     deferred ZooKeeper I/O (``broker_io``: "load" or "register", done by a ``broker-io``
     step once connected -- the live broker retries a read or registration that failed on a
-    lost connection, and meanwhile handles other events: a SIGTERM, a kill)."""
+    lost connection, and meanwhile handles other events: a SIGTERM, a kill). ``forgotten``:
+    the brokers whose channel its controller candidate removed and that its channel manager
+    was not told of again since (``adapters.network.channel_manager``: a request to one of
+    them is dropped as "unknown broker"), sorted; a new process knows nothing to forget."""
 
     up: bool = False
     started: bool = False
@@ -40,6 +43,7 @@ class Proc(NamedTuple):
     broker_disconnected: bool = False
     controller_disconnected: bool = False
     broker_io: str = ""
+    forgotten: tuple[int, ...] = ()
 
 
 class PendingWrite(NamedTuple):

@@ -18,7 +18,7 @@ they are no longer pending). The components' own layouts are named next to their
 ``fsm.broker.snapshot_codec`` (``fsm.snapshot_fields``).
 Each component caches its snapshot until something changes it (ZooKeeper, channels and
 broker cores drop their own cache; the world drops a controller's when it hands it an
-event -- ``executor.handle_controller`` -- or replaces it), so a step re-encodes only what
+event -- ``step_memo.controller_step`` -- or replaces it), so a step re-encodes only what
 it touched, and ``fingerprint`` reuses the digests of the untouched components.
 
 Restore is copy-on-write: ``World.restore`` keeps the component snapshots and builds the
