@@ -27,9 +27,9 @@ from invariants.view import (
     ZkView,
 )
 from model_check.world.config import DeleteTopic
-from model_check.world.facts import ControllerFacts, controller_facts
+from model_check.world.facts import ControllerFacts
 from model_check.world.fingerprint import Shared, part_digest
-from model_check.world.world import World, broker_ids_of
+from model_check.world.world import World
 from model_check.world.zookeeper import ZOOKEEPER, ZooKeeper
 
 
@@ -113,9 +113,9 @@ def global_view(world: World) -> GlobalView:
     only the parts it touched and restores nothing it did not touch; an untouched part is
     the very same object in the parent's view (transition invariants skip it by identity)."""
     zk = zk_view_of(world)
-    ids = broker_ids_of(world.config)
+    ids = world.ids
     procs = world.procs
-    controllers = tuple([_controller_view(b, procs[b].up, controller_facts(world, b))
+    controllers = tuple([_controller_view(b, procs[b].up, world.controller_facts(b))
                          for b in ids])
     brokers = tuple([broker_view_of(world, b) for b in ids])
     deleting = deletion_requests(world)
