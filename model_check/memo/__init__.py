@@ -2,7 +2,7 @@
 
 A search runs the same cores' steps, ZooKeeper calls and channel operations, asks the same
 questions of the same components and restores the same snapshots over and over; the memos
-remember the answers (``steps``, ``facts``, ``templates``), and never change one. The search
+remember the answers (``steps``, ``facts``, ``templates``, ``views``), and never change one. The search
 engine makes a ``Memos`` for its config and passes it to the worlds it runs; a world without
 one runs everything (a replay, a test driving a world by hand).
 """

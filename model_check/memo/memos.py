@@ -16,6 +16,7 @@ from model_check.memo.facts import FactsMemo
 from model_check.memo.steps import StepMemo
 from model_check.memo.templates import Templates
 from model_check.memo.token import code_token
+from model_check.memo.views import ViewMemo
 from model_check.world.config import WorldConfig
 
 
@@ -27,6 +28,7 @@ class Memos:
     * ``facts``: the components' facts (``World.controller_facts``/``broker_facts``);
     * ``templates``: what ``World.restore`` copies, the shared components
       (``World.canonical``);
+    * ``views``: the parts of the global view (``global_view``);
     * ``token``: the code they answer for (``token.code_token``): a memo made before a
       patch of the cores (a mutant) must not serve the patched code;
     * ``coverage``: what the worlds' steps count into (None: nothing is counted).
@@ -38,6 +40,7 @@ class Memos:
     coverage: Coverage | None = None
     steps: StepMemo = field(default_factory=StepMemo)
     facts: FactsMemo = field(default_factory=FactsMemo)
+    views: ViewMemo = field(default_factory=ViewMemo)
     templates: Templates = field(init=False)
     token: tuple = field(init=False, repr=False)
     keepalive: list = field(init=False, repr=False)

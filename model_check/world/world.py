@@ -27,6 +27,16 @@ ZooKeeper, channels, a controller or a broker core only when something first rea
 restore an entry on first access). Until then ``snapshot()`` hands back the very same
 component tuples, and the scheduler answers ``enabled_actions()`` from them where it can
 (pending notifications, live sessions).
+
+Memos: a world remembers nothing across worlds. A search hands every world it runs its
+``model_check.memo.Memos`` (``World(config, memos)``, ``World.restore(snap, config,
+memos)``), and the world calls through it -- the cores' steps (``controller_handle``,
+``broker_handle``), ZooKeeper and channel calls (``zk_call``, ``zk_read``, ``ch_call``,
+``ch_send``: the function to call is passed, a ``ZooKeeper`` or ``Channels`` method), the
+components' facts, the restore template. What a memo answers it hands back through the
+world's public methods (``zk_becomes``, ``channels_become``, ``controller_becomes``,
+``broker_becomes``, ``cache_controller_snapshot``). Without memos (a replay, a test driving
+a world by hand) everything runs.
 """
 
 from __future__ import annotations
