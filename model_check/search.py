@@ -183,7 +183,7 @@ def bfs(scenario: Scenario, checks: Checks, options: Options = Options(),
     if symmetric:
         from model_check.symmetry import canonicalizer
 
-        canon = canonicalizer(st.config)
+        canon = canonicalizer(st.config, memo=memos.renames)
     with _no_cyclic_gc():
         parents = _search(st, checks, depth_bound, max_states, result, on_level, memos,
                           canon, graph)

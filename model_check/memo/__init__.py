@@ -1,10 +1,11 @@
 """The model checker's memos, in one object the search owns: ``Memos``.
 
 A search runs the same cores' steps, ZooKeeper calls and channel operations, asks the same
-questions of the same components and restores the same snapshots over and over; the memos
-remember the answers (``steps``, ``facts``, ``templates``, ``views``), and never change one. The search
-engine makes a ``Memos`` for its config and passes it to the worlds it runs; a world without
-one runs everything (a replay, a test driving a world by hand).
+questions of the same components, restores the same snapshots and renames the same
+components over and over; the memos remember the answers (``steps``, ``facts``,
+``templates``, ``views``, ``renames``) and never change one. The search engine makes a
+``Memos`` for its config and passes it to the worlds it runs; a world without one runs
+everything (a replay, a test driving a world by hand).
 """
 
 from model_check.memo.memos import Memos

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from model_check.coverage import Coverage
 from model_check.memo.facts import FactsMemo
+from model_check.memo.renames import RenameMemo
 from model_check.memo.steps import StepMemo
 from model_check.memo.templates import Templates
 from model_check.memo.token import code_token
@@ -29,6 +30,7 @@ class Memos:
     * ``templates``: what ``World.restore`` copies, the shared components
       (``World.canonical``);
     * ``views``: the parts of the global view (``global_view``);
+    * ``renames``: the renaming work of symmetry reduction (``symmetry.canonicalizer``);
     * ``token``: the code they answer for (``token.code_token``): a memo made before a
       patch of the cores (a mutant) must not serve the patched code;
     * ``coverage``: what the worlds' steps count into (None: nothing is counted).
@@ -41,6 +43,7 @@ class Memos:
     steps: StepMemo = field(default_factory=StepMemo)
     facts: FactsMemo = field(default_factory=FactsMemo)
     views: ViewMemo = field(default_factory=ViewMemo)
+    renames: RenameMemo = field(default_factory=RenameMemo)
     templates: Templates = field(init=False)
     token: tuple = field(init=False, repr=False)
     keepalive: list = field(init=False, repr=False)

@@ -345,7 +345,7 @@ def _expand(job: Job, split: int, states: list[tuple], memos: Memos,
     config = job.config
     run = _run_state(job)
     checks, known = run.checks, run.known  # known: views by the worlds' own fingerprints
-    canon = canonicalizer(config) if job.symmetric else None
+    canon = canonicalizer(config, memo=memos.renames) if job.symmetric else None
     out: dict[int, list] = {}  # key -> [path, snapshot, found, parent key, fingerprint,
     #                                    partition, coverage mask]
     cover = job.coverage
