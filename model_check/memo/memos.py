@@ -2,8 +2,9 @@
 
 The search engine that runs the worlds makes it and hands it to every world it builds or
 restores (``World(config, memos)``, ``World.restore(snap, config, memos)``); the world calls
-through it (``memos is None``: run everything). Nothing else holds it: when the search ends
-and drops it, what it remembered goes with it.
+through it (``memos is None``: run everything). Nothing else holds it (a Spark worker keeps
+its run's beside the run's ``Checks``: ``spark.tasks._Run``): when the search ends and drops
+it, what it remembered goes with it.
 """
 
 from __future__ import annotations

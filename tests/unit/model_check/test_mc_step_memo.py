@@ -314,3 +314,24 @@ def test_a_quiet_step_reaches_the_same_world_and_leaves_lines_out() -> None:
                 nxt.append(loud.snapshot())
         frontier = nxt[:30]
     assert quieter > 0
+
+
+def test_memos_counting_into_another_coverage_share_what_they_remember() -> None:
+    """A Spark task counts into its own ``Coverage`` with its run's memos
+    (``Memos.counting``): the same tables, another count."""
+    from model_check.coverage import Coverage
+
+    st = start(load("smoke"))
+    memos = Memos(st.config)
+    cov = Coverage()
+    counting = memos.counting(cov)
+    assert memos.counting(None) is memos and counting.counting(cov) is counting
+    assert counting.coverage is cov and memos.coverage is None
+    assert (counting.steps, counting.facts, counting.views, counting.templates,
+            counting.renames, counting.token) == (memos.steps, memos.facts, memos.views,
+                                                  memos.templates, memos.renames, memos.token)
+    w = World.restore(st.snapshot, st.config, counting)
+    w.apply(next(a for a in w.enabled_actions() if a.kind == "crash"))
+    for _ in range(10):  # then progress: the cores handle what the crash set off
+        w.apply(w.enabled_actions()[0])
+    assert sum(cov.steps.values()) > 0 and memos.steps.stats()["misses"] > 0
