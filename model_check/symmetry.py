@@ -44,7 +44,7 @@ import enum
 import functools
 from collections.abc import Callable, Iterable
 from itertools import permutations, product
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from fsm import events as E
 from fsm import requests as Q
@@ -688,7 +688,8 @@ def relabel(snap: tuple, config: WorldConfig, perm: dict[int, int], tokens: bool
 # ---------------------------------------------------------------- signatures and the key
 
 
-def _signatures(snap: tuple, config: WorldConfig) -> dict[int, tuple]:
+def _signatures(snap: tuple, config: WorldConfig, decode: Callable[[Any], Any] = decode
+                ) -> dict[int, tuple]:
     """What each broker looks like, independently of its id and of token values."""
     ids = config.broker_ids
     layout = world_layout(len(ids))
@@ -735,7 +736,8 @@ def _signatures(snap: tuple, config: WorldConfig) -> dict[int, tuple]:
     return out
 
 
-def candidates(snap: tuple, config: WorldConfig) -> list[dict[int, int]] | None:
+def candidates(snap: tuple, config: WorldConfig, decode: Callable[[Any], Any] = decode
+               ) -> list[dict[int, int]] | None:
     """The renamings to try: free brokers sorted by signature onto the free ids, ties in
     every order. None: too many (large tie groups); the world keeps its own key."""
     ids = config.broker_ids
@@ -743,7 +745,7 @@ def candidates(snap: tuple, config: WorldConfig) -> list[dict[int, int]] | None:
     free = [b for b in ids if b not in named_brokers(config, admin_done)]
     if len(free) < 2:
         return [{}]
-    sig = _signatures(snap, config)
+    sig = _signatures(snap, config, decode)
     free.sort(key=lambda b: sig[b])
     groups: list[list[int]] = []
     for b in free:
@@ -769,7 +771,7 @@ def canonical(snap: tuple, config: WorldConfig, memo: RenameMemo | None = None) 
     """The class key of world ``snap``: the smallest fingerprint of its candidate
     renamings (equal for two worlds that are renamings of each other over free brokers).
     ``memo``: the search's, for the renamings (``relabel``)."""
-    perms = candidates(snap, config)
+    perms = candidates(snap, config, decode if memo is None else memo.codec.decode)
     if perms is None:
         return fingerprint(("own", snap))
     return min(fingerprint(relabel(snap, config, p, memo=memo)) for p in perms)

@@ -13,6 +13,7 @@ import copy
 from dataclasses import dataclass, field
 
 from model_check.coverage import Coverage
+from model_check.memo.codec import CodecMemo
 from model_check.memo.facts import FactsMemo
 from model_check.memo.renames import RenameMemo
 from model_check.memo.steps import StepMemo
@@ -26,6 +27,8 @@ from model_check.world.config import WorldConfig
 class Memos:
     """The memos of the worlds of ``config`` under the code loaded when it was made.
 
+    * ``codec``: the encodings of the worlds' values and the values of the encodings
+      (``World.codec``);
     * ``steps``: the cores' steps, the ZooKeeper calls, the channel operations;
     * ``facts``: the components' facts (``World.controller_facts``/``broker_facts``);
     * ``templates``: what ``World.restore`` copies, the shared components
@@ -41,17 +44,20 @@ class Memos:
 
     config: WorldConfig
     coverage: Coverage | None = None
-    steps: StepMemo = field(default_factory=StepMemo)
+    codec: CodecMemo = field(default_factory=CodecMemo)
+    steps: StepMemo = field(init=False)
     facts: FactsMemo = field(default_factory=FactsMemo)
     views: ViewMemo = field(default_factory=ViewMemo)
-    renames: RenameMemo = field(default_factory=RenameMemo)
+    renames: RenameMemo = field(init=False)
     templates: Templates = field(init=False)
     token: tuple = field(init=False, repr=False)
     keepalive: list = field(init=False, repr=False)
     """The objects ``token`` names, alive while the memos are."""
 
     def __post_init__(self) -> None:
-        self.templates = Templates(self.config)
+        self.steps = StepMemo(self.codec)
+        self.renames = RenameMemo(self.codec)
+        self.templates = Templates(self.config, self.codec)
         self.token, self.keepalive = code_token()
 
     def current(self) -> bool:

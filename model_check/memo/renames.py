@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from model_check.world.codec import Codec
+
 LIMIT = 100_000
 """Entries per table (cleared when full: clearing only costs time)."""
 
@@ -42,9 +44,11 @@ class ByIdentity:
 class RenameMemo:
     """The renaming work of one search (``symmetry.canonicalizer``'s ``memo``)."""
 
-    __slots__ = ("czxids", "free", "renamed", "tokens")
+    __slots__ = ("codec", "czxids", "free", "renamed", "tokens")
 
-    def __init__(self) -> None:
+    def __init__(self, codec: Codec) -> None:
+        self.codec = codec
+        """The search's codec: the znodes' data the brokers' signatures read."""
         self.free = ByIdentity()
         """A value of a token-free class, by the permutation: its renaming."""
         self.tokens = ByIdentity()

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from model_check.coverage import Coverage, broker_items, controller_items
 from model_check.world.channels import Channels
-from model_check.world.codec import encode_once
+from model_check.world.codec import Codec
 from model_check.world.cores import shared_snapshot
 from model_check.world.fingerprint import part_digest
 
@@ -57,20 +57,14 @@ a few thousand)."""
 _send = Channels.send
 
 
-def _event_key(event: object) -> Any:
-    try:
-        return encode_once(event)
-    except TypeError:
-        return None
-
-
 class StepMemo:
     """The cores' steps, the ZooKeeper calls and the channel operations of one search."""
 
-    __slots__ = ("ch", "ch_hits", "ch_misses", "entries", "hits", "misses", "zk", "zk_hits",
-                 "zk_misses")
+    __slots__ = ("ch", "ch_hits", "ch_misses", "codec", "entries", "hits", "misses", "zk",
+                 "zk_hits", "zk_misses")
 
-    def __init__(self) -> None:
+    def __init__(self, codec: Codec) -> None:
+        self.codec = codec  # the events' keys: their encodings
         self.entries: dict[tuple, tuple] = {}  # the cores' steps
         self.hits = 0
         self.misses = 0
@@ -81,6 +75,12 @@ class StepMemo:
         self.ch_hits = 0
         self.ch_misses = 0
 
+    def _event_key(self, event: object) -> Any:
+        try:
+            return self.codec.encode_once(event)
+        except TypeError:
+            return None
+
     def _store(self, key: tuple, value: tuple) -> None:
         entries = self.entries
         if len(entries) >= LIMIT:
@@ -90,7 +90,7 @@ class StepMemo:
 
     def controller_step(self, w: World, b: int, event: object, cov: Coverage | None) -> Any:
         """``w.controllers[b].handle(event)``: the effects."""
-        ek = _event_key(event)
+        ek = self._event_key(event)
         if ek is None:
             ctl = w.controllers[b]
             w.controller_changed(b)
@@ -128,7 +128,7 @@ class StepMemo:
     def broker_step(self, w: World, b: int, event: object, cov: Coverage | None
                     ) -> tuple[Any, Any, Any]:
         """``w.brokers[b].handle(event)``: ``(effects, state before, state after)``."""
-        ek = _event_key(event)
+        ek = self._event_key(event)
         if ek is not None:
             key = ("b", b, part_digest(w.broker_snapshot(b)), ek)
             hit = self.entries.get(key)
@@ -206,7 +206,7 @@ class StepMemo:
         (the channels' snapshot, the key, the message's encoding), as ``ch_call``: a hit
         leaves the channels a snapshot -- the one the first such send made. A request or a
         response is sent in many states whose channels are the same."""
-        ek = _event_key(message)
+        ek = self._event_key(message)
         if ek is None:
             w.channels.send(key, message)
             return

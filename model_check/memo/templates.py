@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from model_check.world.codec import Codec
 from model_check.world.config import WorldConfig
 from model_check.world.cores import fresh_controller_snapshot
 from model_check.world.fingerprint import Shared
@@ -27,9 +28,10 @@ SHARED = 100_000
 class Templates:
     """The templates of the worlds of one config."""
 
-    __slots__ = ("fresh_controller", "ids", "makers", "rests", "shared", "templates")
+    __slots__ = ("codec", "fresh_controller", "ids", "makers", "rests", "shared", "templates")
 
-    def __init__(self, config: WorldConfig) -> None:
+    def __init__(self, config: WorldConfig, codec: Codec) -> None:
+        self.codec = codec
         self.ids: tuple[int, ...] = config.broker_ids
         self.makers: tuple[Callable, Callable] = restorers(config)
         self.fresh_controller: dict[int, tuple] = {
@@ -56,7 +58,7 @@ class Templates:
         hit = self.rests.get(id(rest))
         if hit is not None and hit.snap is rest:
             return hit
-        hit = decode_rest(rest, ids)
+        hit = decode_rest(rest, ids, self.codec)
         if len(self.rests) >= RESTS:
             self.rests.clear()
         self.rests[id(rest)] = hit

@@ -28,15 +28,16 @@ restore an entry on first access). Until then ``snapshot()`` hands back the very
 component tuples, and the scheduler answers ``enabled_actions()`` from them where it can
 (pending notifications, live sessions).
 
-Memos: a world remembers nothing across worlds. A search hands every world it runs its
-``model_check.memo.Memos`` (``World(config, memos)``, ``World.restore(snap, config,
-memos)``), and the world calls through it -- the cores' steps (``controller_handle``,
-``broker_handle``), ZooKeeper and channel calls (``zk_call``, ``zk_read``, ``ch_call``,
-``ch_send``: the function to call is passed, a ``ZooKeeper`` or ``Channels`` method), the
-components' facts, the restore template. What a memo answers it hands back through the
-world's public methods (``zk_becomes``, ``channels_become``, ``controller_becomes``,
-``broker_becomes``, ``cache_controller_snapshot``). Without memos (a replay, a test driving
-a world by hand) everything runs.
+Memos: what a search remembers across its worlds is not the world's. The search hands every
+world it runs its ``model_check.memo.Memos`` (``World(config, memos)``,
+``World.restore(snap, config, memos)``), and the world calls through it -- the cores' steps
+(``controller_handle``, ``broker_handle``), ZooKeeper and channel calls (``zk_call``,
+``zk_read``, ``ch_call``, ``ch_send``: the function to call is passed, a ``ZooKeeper`` or
+``Channels`` method), the components' facts, the restore template, the codec of its
+snapshots (``codec``, which its ZooKeeper and channels use too). What a memo answers it hands
+back through the world's public methods (``zk_becomes``, ``channels_become``,
+``controller_becomes``, ``broker_becomes``, ``cache_controller_snapshot``). Without memos (a
+replay, a test driving a world by hand) everything runs.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ from model_check.world import actions as A
 from model_check.world import executor as X
 from model_check.world.channels import ChannelKey, Channels, pairs_of
 from model_check.world.channels import shared as channels_shared
-from model_check.world.codec import decode, encode
+from model_check.world.codec import PLAIN, Codec
 from model_check.world.config import WorldConfig
 from model_check.world.cores import (
     fresh_controller_snapshot,
@@ -173,8 +174,9 @@ class RestBase(NamedTuple):
     accepted: dict[tuple[str, int], tuple[int, ...]]
 
 
-def decode_rest(rest: tuple, ids: tuple[int, ...]) -> RestBase:
+def decode_rest(rest: tuple, ids: tuple[int, ...], codec: Codec = PLAIN) -> RestBase:
     """``rest`` decoded, its fields by broker id where they are per broker."""
+    decode = codec.decode
     procs, queues, writes, timers, used, admin, accepted = rest
     return RestBase(rest,
                     dict(zip(ids, [tuple.__new__(Proc, p) for p in procs], strict=False)),
@@ -207,17 +209,18 @@ def template(snap: tuple, ids: tuple[int, ...],
 
 
 def _encoded_queues(queues: dict[int, tuple], ids: tuple[int, ...],
-                    base: RestBase | None) -> tuple:
+                    base: RestBase | None, encode: Callable[[Any], Any] = PLAIN.encode) -> tuple:
     """The ``queues`` field of ``rest``: a broker's queue that is the restored one keeps the
     restored encoding (a step changes one queue at most)."""
     if base is None:
         return tuple([encode(q) if (q := queues[b]) else () for b in ids])
     was, old = base.queues, base.snap[REST.queues]
-    return tuple([old[i] if (q := queues[b]) is was[b] else _encode_queue(q, was[b], old[i])
-                  for i, b in enumerate(ids)])
+    return tuple([old[i] if (q := queues[b]) is was[b]
+                  else _encode_queue(q, was[b], old[i], encode) for i, b in enumerate(ids)])
 
 
-def _encode_queue(q: tuple, was: tuple, old: tuple) -> tuple:
+def _encode_queue(q: tuple, was: tuple, old: tuple,
+                  encode: Callable[[Any], Any] = PLAIN.encode) -> tuple:
     """``encode(q)`` where ``old`` is ``encode(was)``: a step takes the head off a queue or
     puts one event at either end, and the rest keeps its encoding."""
     if not q:
@@ -305,12 +308,14 @@ class World:
         run everything."""
         self.config = config
         self.memos = memos
-        self._zk: ZooKeeper | None = ZooKeeper()
+        self.codec = codec = PLAIN if memos is None else memos.codec
+        """How the world's snapshots encode and decode (the memos', or ``codec.PLAIN``)."""
+        self._zk: ZooKeeper | None = ZooKeeper(codec)
         self._zk_snap: tuple = ()
         for path in P.PERSISTENT_PATHS:
             self.zk.ensure_path(path)
         self.zk.create(P.CONTROLLER_EPOCH, ControllerEpochZnode(0))
-        self._channels: Channels | None = Channels(config.channel_bound)
+        self._channels: Channels | None = Channels(config.channel_bound, codec)
         self._ch_snap: tuple = ()
         self.ids = ids = config.broker_ids if memos is None else memos.templates.ids
         """``config.broker_ids``."""
@@ -371,8 +376,9 @@ class World:
             old, same = (), (False,) * 7
         return _shared_rest((
             old[0] if same[0] else tuple([tuple(procs[b]) for b in ids]),
-            old[1] if same[1] else _encoded_queues(queues, ids, base),
-            old[2] if same[2] else encode(tuple(sorted(writes.items()))) if writes else (),
+            old[1] if same[1] else _encoded_queues(queues, ids, base, self.codec.encode),
+            old[2] if same[2] else self.codec.encode(tuple(sorted(writes.items())))
+            if writes else (),
             old[3] if same[3] else tuple(sorted(timers)),
             old[4] if same[4] else tuple(sorted(used.items())),
             old[5] if same[5] else tuple(sorted(admin)),
@@ -397,6 +403,7 @@ class World:
         w = cls.__new__(cls)
         w.config = config
         w.memos = memos
+        w.codec = PLAIN if memos is None else memos.codec
         w._zk = None
         w._zk_snap = snap[ZOOKEEPER_AT]
         w._channels = None
@@ -426,14 +433,15 @@ class World:
     def zk(self) -> ZooKeeper:
         zk = self._zk
         if zk is None:
-            zk = self._zk = ZooKeeper.restore(self._zk_snap)
+            zk = self._zk = ZooKeeper.restore(self._zk_snap, self.codec)
         return zk
 
     @property
     def channels(self) -> Channels:
         ch = self._channels
         if ch is None:
-            ch = self._channels = Channels.restore(self._ch_snap, self.config.channel_bound)
+            ch = self._channels = Channels.restore(self._ch_snap, self.config.channel_bound,
+                                                   self.codec)
         return ch
 
     def zk_call(self, fn: Callable[..., Any], *args: object, **kwargs: object) -> Any:
@@ -573,7 +581,8 @@ class World:
 
     def _pending(self) -> list[Notification] | tuple[Notification, ...]:
         zk = self._zk
-        return zk.pending if zk is not None else decode(self._zk_snap[ZOOKEEPER.pending])
+        return zk.pending if zk is not None \
+            else self.codec.decode(self._zk_snap[ZOOKEEPER.pending])
 
     def _next_notification(self, session: int) -> Notification | None:
         for n in self._pending():
