@@ -44,20 +44,23 @@ class Memos:
 
     config: WorldConfig
     coverage: Coverage | None = None
-    codec: CodecMemo = field(default_factory=CodecMemo)
-    steps: StepMemo = field(init=False)
-    facts: FactsMemo = field(default_factory=FactsMemo)
-    views: ViewMemo = field(default_factory=ViewMemo)
-    renames: RenameMemo = field(init=False)
-    templates: Templates = field(init=False)
+    codec: CodecMemo = field(init=False, repr=False)
+    steps: StepMemo = field(init=False, repr=False)
+    facts: FactsMemo = field(init=False, repr=False)
+    templates: Templates = field(init=False, repr=False)
+    views: ViewMemo = field(init=False, repr=False)
+    renames: RenameMemo = field(init=False, repr=False)
     token: tuple = field(init=False, repr=False)
     keepalive: list = field(init=False, repr=False)
     """The objects ``token`` names, alive while the memos are."""
 
     def __post_init__(self) -> None:
-        self.steps = StepMemo(self.codec)
-        self.renames = RenameMemo(self.codec)
-        self.templates = Templates(self.config, self.codec)
+        self.codec = codec = CodecMemo()
+        self.steps = StepMemo(codec)
+        self.facts = FactsMemo()
+        self.templates = Templates(self.config, codec)
+        self.views = ViewMemo()
+        self.renames = RenameMemo(codec)
         self.token, self.keepalive = code_token()
 
     def current(self) -> bool:
