@@ -33,11 +33,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _world_bfs import next_level  # noqa: E402
 
 from model_check.checks import default_checks  # noqa: E402
+from model_check.memo import Memos  # noqa: E402
 from model_check.scenario import load  # noqa: E402
 from model_check.search import Options, bfs  # noqa: E402
 from model_check.start import start  # noqa: E402
 from model_check.world import fingerprint  # noqa: E402
-from model_check.world.step_memo import memoised  # noqa: E402
 
 TARGET = 10_000
 DEFAULT_DEPTHS = {"standard": 8, "symmetric": 9}
@@ -54,10 +54,10 @@ def world_only(name: str, depth: int) -> tuple[int, int, float]:
     gc.disable()  # as the checker does (search._no_cyclic_gc)
     t = time.process_time()
     try:
-        with memoised(config):
-            for _ in range(depth):
-                frontier, n = next_level(frontier, config, seen, describe=False)
-                generated += n
+        memos = Memos(config)
+        for _ in range(depth):
+            frontier, n = next_level(frontier, config, seen, describe=False, memos=memos)
+            generated += n
         return len(seen), generated, time.process_time() - t
     finally:
         if was:

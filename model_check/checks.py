@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from model_check import coverage
+from model_check.coverage import Coverage
 
 
 class Found(NamedTuple):
@@ -165,12 +165,12 @@ class Checks:
         ids.by_view[id(view)] = (view, n)
         return n
 
-    def on_edge(self, before: Any, after: Any, before_id: int | None = None
-                ) -> Found | None:
+    def on_edge(self, before: Any, after: Any, before_id: int | None = None,
+                cov: Coverage | None = None) -> Found | None:
         """Transition invariants of the step ``before -> after``; memoised by ``edge_key``
         (the same step is taken in many states that differ only in what they do not read).
-        ``before_id``: ``edge_id(before)``, when the caller has it (one per parent)."""
-        cov = coverage.active
+        ``before_id``: ``edge_id(before)``, when the caller has it (one per parent).
+        ``cov``: count the step's invariant coverage there."""
         if self.edge_key is None:
             if cov is not None and self.edge_cover is not None:
                 cov.edge(self.edge_cover(before, after))

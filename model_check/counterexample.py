@@ -270,10 +270,12 @@ def stuck_here(world: World, checks: Checks, limit: int = 200_000) -> Found | No
     reachable from it (up to ``limit`` states); ``CANNOT_RECOVER`` when none of it is a
     quiescent, healthy state."""
     from model_check.graph import unhealthy
+    from model_check.memo import Memos
     from model_check.search import expand
     from model_check.world import fingerprint
 
     config = world.config
+    memos = Memos(config)
     snap = world.snapshot()
     view = checks.view(world)
     seen = {fingerprint(snap)}
@@ -286,7 +288,7 @@ def stuck_here(world: World, checks: Checks, limit: int = 200_000) -> Found | No
             return None
         if first_reason is None and not view.pending:
             first_reason = reason
-        for s in expand(snap, config, checks, view):
+        for s in expand(snap, config, checks, view, memos=memos):
             if s.snapshot is not None and s.fp not in seen:
                 if len(seen) >= limit:
                     return None  # too much to judge here: not reproduced

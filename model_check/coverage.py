@@ -1,7 +1,7 @@
 """What a search made the code do: ``kcontrol check SCENARIO --coverage``.
 
-A green run proves something only about the code it reached. While a ``Coverage`` is
-active (``collecting``) the checker counts
+A green run proves something only about the code it reached. Given a ``Coverage`` (the
+search's ``Memos.coverage``; ``Checks.on_edge``'s ``cov``) the checker counts
 
 * **core steps** -- for every ``Controller.handle`` and ``BrokerCore.handle`` the world runs:
   the handler that acted on the event (``Controller.last_handled``; a broker's by event type,
@@ -20,9 +20,9 @@ active (``collecting``) the checker counts
 
 Both are counted per step, memo hits included, so the figures depend only on the explored
 graph: the local and the Spark engine report the same ones. The cost stays off the hot
-path: the step memo (``step_memo``) works a core step's items out once, when it first runs
-the step, interns them as one small int, and a hit adds one to that int's count; the
-invariant checks (``checks.Checks``) memoise masks beside their verdicts. With no active
+path: the step memo (``model_check.memo.steps``) works a core step's items out once, when
+it first runs the step, interns them as one small int, and a hit adds one to that int's
+count; the invariant checks (``checks.Checks``) memoise masks beside their verdicts. With no
 ``Coverage`` nothing is counted and nothing is worked out but on memo misses.
 
 This module is the room for that bookkeeping: the world and the cores know nothing of it.
@@ -31,7 +31,6 @@ This module is the room for that bookkeeping: the world and the cores know nothi
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from fsm.broker.commands import REQUESTS
@@ -213,24 +212,6 @@ class Coverage:
 
     def report(self) -> dict:
         return _report(self)
-
-
-active: Coverage | None = None
-"""The ``Coverage`` the checker counts into now (None: counting is off)."""
-
-
-@contextmanager
-def collecting(cov: Coverage | None) -> Iterator[Coverage | None]:
-    """Count into ``cov`` for the block (None: leave counting as it is)."""
-    global active
-    if cov is None:
-        yield None
-        return
-    previous, active = active, cov
-    try:
-        yield cov
-    finally:
-        active = previous
 
 
 # ---------------------------------------------------------------- the report

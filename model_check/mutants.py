@@ -67,7 +67,7 @@ class _Patches:
 def _patch_handler(p: _Patches, event_type: type, handler: Callable[..., None]) -> None:
     """Replace the controller's handler of ``event_type``: the controller dispatches through
     its ``_DISPATCH`` table of functions (patching a ``Controller`` method would not reach
-    it), so the table is replaced as a whole -- a new module global, which the step memo's
+    it), so the table is replaced as a whole -- a new module global, which the memos'
     code token notices (an item changed in place would not be)."""
     from fsm.controller import controller
 

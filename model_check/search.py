@@ -31,16 +31,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from model_check import coverage as coverage_mod
 from model_check.checks import STEP_RAISED, Checks, Found
-from model_check.coverage import Coverage, collecting
+from model_check.coverage import Coverage
 from model_check.graph import CANNOT_RECOVER, StateGraph
+from model_check.memo import Memos
 from model_check.scenario import Scenario
 from model_check.start import Start, start
 from model_check.world import World, WorldConfig, fingerprint
 from model_check.world import actions as A
 from model_check.world.fingerprint import Near, fingerprint_near
-from model_check.world.step_memo import memoised
 
 ROOT = -1
 """The action index of the start state (it has no parent)."""
@@ -112,15 +111,18 @@ _new = tuple.__new__  # ``Successor(...)`` without the generated ``__new__``'s c
 
 def expand(snap: tuple, config: WorldConfig, checks: Checks, view: Any,
            known: dict[int, Any] | None = None,
-           canon: Callable[[tuple], int] | None = None) -> list[Successor]:
+           canon: Callable[[tuple], int] | None = None,
+           memos: Memos | None = None) -> list[Successor]:
     """Every successor of one state, in ``enabled_actions()`` order, edge-checked. A pure
     function of its inputs (``known``: views already built, by the world's own fingerprint
     -- a view is a function of the state, so this only saves time; ``canon``: the class
     key of a snapshot, for symmetry reduction): the unit of work a Spark executor runs per
     state. With ``canon`` a successor's ``fp`` is its class key and ``real_fp`` its own
     fingerprint -- views must be cached by ``real_fp``: two worlds of one class are renamings
-    of each other, not the same world."""
-    listed = World.restore(snap, config)
+    of each other, not the same world. ``memos``: the search's (``model_check.memo``), for
+    the worlds it restores, and the coverage it counts into."""
+    listed = World.restore(snap, config, memos)
+    cov = None if memos is None else memos.coverage
     actions = listed.enabled_actions()  # reads the world, changes nothing in it
     last = len(actions) - 1
     out = []
@@ -128,7 +130,7 @@ def expand(snap: tuple, config: WorldConfig, checks: Checks, view: Any,
     before_id = checks.edge_id(view)
     for i, action in enumerate(actions):
         # each action on its own copy of the parent; the last one on the copy that listed
-        child = listed if i == last else World.restore(snap, config)
+        child = listed if i == last else World.restore(snap, config, memos)
         try:
             child.apply(action, describe=False)
         except Exception as e:  # noqa: BLE001 -- a raising step is a finding
@@ -140,7 +142,7 @@ def expand(snap: tuple, config: WorldConfig, checks: Checks, view: Any,
         cview = known.get(fp) if known is not None else None
         if cview is None:
             cview = checks.view(child)
-        found = checks.on_edge(view, cview, before_id)
+        found = checks.on_edge(view, cview, before_id, cov)
         if canon is None:
             out.append(_new(Successor, (i, action, csnap, fp, cview, found, None)))
         else:
@@ -169,8 +171,8 @@ def bfs(scenario: Scenario, checks: Checks, options: Options = Options(),
     depth_bound = scenario.depth if options.depth is None else options.depth
     max_states = scenario.max_states if options.max_states is None else options.max_states
     symmetric = scenario.symmetry if options.symmetry is None else options.symmetry
-    with collecting(coverage):
-        st = start(scenario, checks)
+    memos = Memos(scenario.world_config(), coverage)
+    st = start(scenario, checks, memos)
     result = Result(scenario.name, "local", "pass", 0, 1, 0, 0.0, setup_steps=len(st.setup),
                     symmetry="on" if symmetric else "off", checks=checks.name,
                     coverage=coverage)
@@ -181,9 +183,10 @@ def bfs(scenario: Scenario, checks: Checks, options: Options = Options(),
     if symmetric:
         from model_check.symmetry import canonicalizer
 
-        canon = canonicalizer(st.config)
-    with _no_cyclic_gc(), memoised(st.config), collecting(coverage):
-        parents = _search(st, checks, depth_bound, max_states, result, on_level, canon, graph)
+        canon = canonicalizer(st.config, memo=memos.renames)
+    with _no_cyclic_gc():
+        parents = _search(st, checks, depth_bound, max_states, result, on_level, memos,
+                          canon, graph)
         if graph is not None and result.violation is None:
             _recoverability(graph, parents, st, result)
     return _finish(result, t0)
@@ -229,16 +232,16 @@ def _finish(result: Result, t0: float) -> Result:
 
 
 def _search(st: Start, checks: Checks, depth_bound: int, max_states: int, result: Result,
-            on_level: Callable[[Level], None] | None,
+            on_level: Callable[[Level], None] | None, memos: Memos,
             canon: Callable[[tuple], int] | None = None,
             graph: StateGraph | None = None) -> dict[int, tuple[int, int]]:
     """The levels; returns the parent pointers (keys: fingerprints, or class keys)."""
     config = st.config
-    cov = coverage_mod.active
+    cov = memos.coverage
     root_real = fingerprint(st.snapshot)
     root = root_real if canon is None else canon(st.snapshot)
     parents: dict[int, tuple[int, int]] = {root: (0, ROOT)}
-    root_view = checks.view(World.restore(st.snapshot, config))
+    root_view = checks.view(World.restore(st.snapshot, config, memos))
     if graph is not None:
         graph.add_state(root, 0, root_view)
     # (key, snapshot, view, the world's own fingerprint)
@@ -255,7 +258,7 @@ def _search(st: Start, checks: Checks, depth_bound: int, max_states: int, result
         for pfp, snap, view, _ in frontier:
             if graph is not None:
                 graph.mark_expanded(pfp)
-            for s in expand(snap, config, checks, view, known, canon):
+            for s in expand(snap, config, checks, view, known, canon, memos):
                 generated += 1
                 found = s.found
                 real = s.fp if s.real_fp is None else s.real_fp

@@ -41,8 +41,10 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 from collections.abc import Callable, Iterable
 from itertools import permutations, product
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from fsm import events as E
 from fsm import requests as Q
@@ -86,8 +88,9 @@ from model_check.world.fingerprint import fingerprint
 from model_check.world.world import PROC, REST, TIMER, world_layout
 from model_check.world.zookeeper import NOTIFICATION, ZNODE, ZOOKEEPER, Notification
 
-_LIMIT = 100_000
-"""Bound on each memo (cleared when full)."""
+if TYPE_CHECKING:
+    from model_check.memo.renames import RenameMemo
+
 MAX_CANDIDATES = 120
 """More candidate renamings than this (large tie groups): the world keeps its own key."""
 
@@ -168,9 +171,6 @@ _TOKEN_FREE_CLASSES: tuple[type, ...] = (
     E.ControllerChange, CreateOp, SetDataOp, DeleteOp, CheckOp, ZkWrite,
 )
 """Classes whose values (nested ones included) hold broker ids at most, no session or zxid."""
-_TOKEN_FREE: frozenset[str] = frozenset()
-_free_memo: dict[tuple, tuple[tuple, tuple]] = {}
-_RULES: dict[str, tuple[int | None, ...]] = {}
 
 
 _ROUND_DATA_RULES: dict[str, tuple[int | None, ...]] = {
@@ -200,23 +200,28 @@ _FOLLOWUP_RULES: dict[str, tuple[int | None, ...]] = {
 is the broker epoch, a zxid)."""
 
 CHANNEL_KEY = tagged_positions(ChannelKey)
-_INFO_ID = 1
-"""The position of ``broker_id`` in an encoded ``BrokerInfo`` (set from its fields by
-``_rules``)."""
 
 
-def _rules() -> dict[str, tuple[int | None, ...]]:
-    global _TOKEN_FREE, _INFO_ID
-    if not _RULES:
-        _TOKEN_FREE = frozenset(tag_of(cls)[0] for cls in _TOKEN_FREE_CLASSES)
-        _INFO_ID = 1 + tag_of(V.BrokerInfo)[1].index("broker_id")
-        for cls, rules in _RULES_BY_CLASS.items():
-            tag, fields = tag_of(cls)
-            _RULES[tag] = tuple(rules.get(f) for f in fields)
-        for cls in _NO_BROKER_IDS:
-            tag, fields = tag_of(cls)
-            _RULES[tag] = (None,) * (1 if issubclass(cls, enum.Enum) else len(fields))
-    return _RULES
+class _Tables(NamedTuple):
+    """The rules by the codec's tags (``_tables``)."""
+
+    rules: dict[str, tuple[int | None, ...]]  # a tagged value's rule of each field
+    token_free: frozenset[str]  # the tags of ``_TOKEN_FREE_CLASSES``
+    info_id: int  # the position of ``broker_id`` in an encoded ``BrokerInfo``
+
+
+@functools.cache
+def _tables() -> _Tables:
+    """The rules by tag, worked out once from the codec's registry."""
+    rules: dict[str, tuple[int | None, ...]] = {}
+    for cls, by_field in _RULES_BY_CLASS.items():
+        tag, fields = tag_of(cls)
+        rules[tag] = tuple(by_field.get(f) for f in fields)
+    for cls in _NO_BROKER_IDS:
+        tag, fields = tag_of(cls)
+        rules[tag] = (None,) * (1 if issubclass(cls, enum.Enum) else len(fields))
+    return _Tables(rules, frozenset(tag_of(cls)[0] for cls in _TOKEN_FREE_CLASSES),
+                   1 + tag_of(V.BrokerInfo)[1].index("broker_id"))
 
 
 # ---------------------------------------------------------------- the renaming pass
@@ -225,17 +230,20 @@ def _rules() -> dict[str, tuple[int | None, ...]]:
 class _Renaming:
     """One pass over a component: broker ids by ``perm``; tokens by the maps ``sessions``
     and ``zxids`` (None: tokens keep their values -- a runnable world). ``collect``: keep
-    every token met (in ``seen_zxids``/``seen_sessions``) and leave it as it is."""
+    every token met (in ``seen_zxids``/``seen_sessions``) and leave it as it is. ``memo``:
+    the search's (``RenameMemo``), for the renamings of token-free values."""
 
     def __init__(self, perm: dict[int, int], sessions: dict[int, int] | None = None,
-                 zxids: dict[int, int] | None = None, collect: bool = False) -> None:
+                 zxids: dict[int, int] | None = None, collect: bool = False,
+                 memo: RenameMemo | None = None) -> None:
         self.perm = perm
         self.sessions = sessions
         self.zxids = zxids
         self.collect = collect
         self.seen_zxids: set[int] = set()
         self.seen_sessions: set[int] = set()
-        self.rules = _rules()
+        self.rules, self.token_free, self.info_id = _tables()
+        self.free = None if memo is None else memo.free
         self.identity = all(k == v for k, v in perm.items())
         self.pkey = tuple(sorted(perm.items()))
 
@@ -276,7 +284,7 @@ class _Renaming:
         return tuple([(k, self.ids(r)) for k, r in pairs])
 
     def infos(self, infos: tuple) -> tuple:
-        at = _INFO_ID  # encoded BrokerInfos: sorted by id, then walked
+        at = self.info_id  # encoded BrokerInfos: sorted by id, then walked
         order = sorted(infos, key=lambda e: self.id(e[at]))
         return tuple([self.value(e) for e in order])
 
@@ -290,18 +298,14 @@ class _Renaming:
             return x
         head = x[0] if x else None
         if type(head) is str and head[:1] == "\x00":
-            if head in _TOKEN_FREE:
+            if head in self.token_free:
                 if self.collect or self.identity:
                     return x
-                key = (id(x), self.pkey)
-                hit = _free_memo.get(key)
-                if hit is not None and hit[0] is x:
-                    return hit[1]
-                out = self.tagged(x)
-                if len(_free_memo) >= _LIMIT:
-                    _free_memo.clear()
-                _free_memo[key] = (x, out)
-                return out
+                free = self.free
+                if free is None:
+                    return self.tagged(x)
+                hit = free.get(x, self.pkey)
+                return free.put(x, self.pkey, self.tagged(x)) if hit is None else hit
             return self.tagged(x)
         return tuple([self.value(y) for y in x])
 
@@ -573,10 +577,6 @@ def _rest(r: _Renaming, rest: tuple, order: list[int], ids: tuple[int, ...]) -> 
     return tuple(out)
 
 
-_tokens: dict[int, tuple[tuple, tuple[int, ...], tuple[int, ...]]] = {}
-_renamed: dict[tuple, tuple[tuple, tuple]] = {}
-
-
 def _apply(r: _Renaming, kind: str, comp: tuple, order: list[int], ids: tuple[int, ...]
            ) -> tuple:
     if kind == "zk":
@@ -590,37 +590,32 @@ def _apply(r: _Renaming, kind: str, comp: tuple, order: list[int], ids: tuple[in
     return _rest(r, comp, order, ids)
 
 
-def _component_tokens(kind: str, comp: tuple, order: list[int], ids: tuple[int, ...]
-                      ) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The zxids and sessions a component holds (sorted), memoised by its identity."""
-    hit = _tokens.get(id(comp))
-    if hit is not None and hit[0] is comp:
-        return hit[1], hit[2]
+def _component_tokens(kind: str, comp: tuple, order: list[int], ids: tuple[int, ...],
+                      memo: RenameMemo | None) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The zxids and sessions a component holds (sorted; with ``memo``, remembered by the
+    component's identity)."""
+    if memo is not None:
+        hit = memo.tokens.get(comp)
+        if hit is not None:
+            return hit
     r = _Renaming({}, collect=True)
     _apply(r, kind, comp, order, ids)
-    zs, ss = tuple(sorted(r.seen_zxids)), tuple(sorted(r.seen_sessions))
-    if len(_tokens) >= _LIMIT:
-        _tokens.clear()
-    _tokens[id(comp)] = (comp, zs, ss)
-    return zs, ss
+    out = tuple(sorted(r.seen_zxids)), tuple(sorted(r.seen_sessions))
+    return out if memo is None else memo.tokens.put(comp, None, out)
 
 
-_czxid_memo: dict[int, tuple[tuple, dict[int, tuple[str, ...]]]] = {}
-
-
-def _czxids(zk: tuple) -> dict[int, tuple[str, ...]]:
-    """zxid -> the paths of the znodes it created (memoised by the snapshot's identity)."""
-    hit = _czxid_memo.get(id(zk))
-    if hit is not None and hit[0] is zk:
-        return hit[1]
+def _czxids(zk: tuple, memo: RenameMemo | None) -> dict[int, tuple[str, ...]]:
+    """zxid -> the paths of the znodes it created (with ``memo``, remembered by the
+    snapshot's identity)."""
+    if memo is not None:
+        hit = memo.czxids.get(zk)
+        if hit is not None:
+            return hit
     out: dict[int, tuple[str, ...]] = {}
     czxid_at = ZNODE.czxid
     for path, enc in zk[ZOOKEEPER.nodes]:
         out[enc[czxid_at]] = out.get(enc[czxid_at], ()) + (path,)
-    if len(_czxid_memo) >= _LIMIT:
-        _czxid_memo.clear()
-    _czxid_memo[id(zk)] = (zk, out)
-    return out
+    return out if memo is None else memo.czxids.put(zk, None, out)
 
 
 def _zxid_names(zxids: set[int], created: dict[int, tuple[str, ...]],
@@ -645,8 +640,8 @@ def _zxid_names(zxids: set[int], created: dict[int, tuple[str, ...]],
     return {z: i + 1 for i, z in enumerate(sorted(zxids, key=keys.__getitem__))}
 
 
-def relabel(snap: tuple, config: WorldConfig, perm: dict[int, int], tokens: bool = True
-            ) -> tuple:
+def relabel(snap: tuple, config: WorldConfig, perm: dict[int, int], tokens: bool = True,
+            memo: RenameMemo | None = None) -> tuple:
     """The world ``snap`` with broker ``b`` renamed ``perm[b]`` (a permutation of the broker
     ids; absent ids stay). ``tokens``: sessions and zxids get canonical names -- a zxid
     after the znode it created (``_zxid_names``), a live session after the place of the
@@ -654,8 +649,9 @@ def relabel(snap: tuple, config: WorldConfig, perm: dict[int, int], tokens: bool
     not a world to run. Without, the result is the renamed world itself (``World.restore`` runs it: the
     tests compare its steps with the original's).
 
-    Components are renamed one by one and memoised by (identity, renaming, the names of
-    their own tokens): a step leaves most of them as they were."""
+    Components are renamed one by one; with ``memo`` (the search's) each is remembered by
+    (identity, renaming, the names of its own tokens): a step leaves most of them as they
+    were."""
     ids = config.broker_ids
     layout = world_layout(len(ids))
     inverse = {new: old for old, new in perm.items()}
@@ -668,34 +664,34 @@ def relabel(snap: tuple, config: WorldConfig, perm: dict[int, int], tokens: bool
     comps += [("broker", brokers[ids.index(b)]) for b in order]
     comps.append(("rest", snap[layout.rest]))
     if not tokens:
-        r = _Renaming(perm)
+        r = _Renaming(perm, memo=memo)
         return tuple([_apply(r, kind, comp, order, ids) for kind, comp in comps])
     procs = snap[layout.rest][REST.procs]
     sessions = _sessions_in_order(procs, order, ids)
-    held = [_component_tokens(kind, comp, order, ids) for kind, comp in comps]
-    ranks = _zxid_names(set().union(*[zs for zs, _ in held]), _czxids(snap[layout.zookeeper]),
-                        _Renaming(perm).path)
+    held = [_component_tokens(kind, comp, order, ids, memo) for kind, comp in comps]
+    ranks = _zxid_names(set().union(*[zs for zs, _ in held]),
+                        _czxids(snap[layout.zookeeper], memo), _Renaming(perm).path)
+    if memo is None:
+        r = _Renaming(perm, sessions, ranks)
+        return tuple([_apply(r, kind, comp, order, ids) for kind, comp in comps])
     pkey = tuple([perm.get(b, b) for b in ids])
+    renamed = memo.renamed
     out = []
     for (kind, comp), (zs, ss) in zip(comps, held, strict=True):
-        key = (id(comp), pkey, tuple([ranks[z] for z in zs]),
-               tuple([sessions.get(s, 0) for s in ss]))
-        hit = _renamed.get(key)
-        if hit is not None and hit[0] is comp:
-            out.append(hit[1])
-            continue
-        renamed = _apply(_Renaming(perm, sessions, ranks), kind, comp, order, ids)
-        if len(_renamed) >= _LIMIT:
-            _renamed.clear()
-        _renamed[key] = (comp, renamed)
-        out.append(renamed)
+        key = (pkey, tuple([ranks[z] for z in zs]), tuple([sessions.get(s, 0) for s in ss]))
+        hit = renamed.get(comp, key)
+        if hit is None:
+            hit = renamed.put(comp, key, _apply(_Renaming(perm, sessions, ranks, memo=memo),
+                                                kind, comp, order, ids))
+        out.append(hit)
     return tuple(out)
 
 
 # ---------------------------------------------------------------- signatures and the key
 
 
-def _signatures(snap: tuple, config: WorldConfig) -> dict[int, tuple]:
+def _signatures(snap: tuple, config: WorldConfig, decode: Callable[[Any], Any] = decode
+                ) -> dict[int, tuple]:
     """What each broker looks like, independently of its id and of token values."""
     ids = config.broker_ids
     layout = world_layout(len(ids))
@@ -743,7 +739,8 @@ def _signatures(snap: tuple, config: WorldConfig) -> dict[int, tuple]:
     return out
 
 
-def candidates(snap: tuple, config: WorldConfig) -> list[dict[int, int]] | None:
+def candidates(snap: tuple, config: WorldConfig, decode: Callable[[Any], Any] = decode
+               ) -> list[dict[int, int]] | None:
     """The renamings to try: free brokers sorted by signature onto the free ids, ties in
     every order. None: too many (large tie groups); the world keeps its own key."""
     ids = config.broker_ids
@@ -751,7 +748,7 @@ def candidates(snap: tuple, config: WorldConfig) -> list[dict[int, int]] | None:
     free = [b for b in ids if b not in named_brokers(config, admin_done)]
     if len(free) < 2:
         return [{}]
-    sig = _signatures(snap, config)
+    sig = _signatures(snap, config, decode)
     free.sort(key=lambda b: sig[b])
     groups: list[list[int]] = []
     for b in free:
@@ -773,28 +770,31 @@ def candidates(snap: tuple, config: WorldConfig) -> list[dict[int, int]] | None:
     return out
 
 
-def canonical(snap: tuple, config: WorldConfig) -> int:
+def canonical(snap: tuple, config: WorldConfig, memo: RenameMemo | None = None) -> int:
     """The class key of world ``snap``: the smallest fingerprint of its candidate
-    renamings (equal for two worlds that are renamings of each other over free brokers)."""
-    perms = candidates(snap, config)
+    renamings (equal for two worlds that are renamings of each other over free brokers).
+    ``memo``: the search's, for the renamings (``relabel``)."""
+    perms = candidates(snap, config, decode if memo is None else memo.codec.decode)
     if perms is None:
         return fingerprint(("own", snap))
-    return min(fingerprint(relabel(snap, config, p)) for p in perms)
+    return min(fingerprint(relabel(snap, config, p, memo=memo)) for p in perms)
 
 
-def canonicalizer(config: WorldConfig, limit: int = 2_000_000) -> Callable[[tuple], int]:
-    """``canonical`` bound to ``config``, memoised by the world's own fingerprint (a world
-    reached again by another path is not renamed again; up to ``limit`` worlds)."""
-    memo: dict[int, int] = {}
+def canonicalizer(config: WorldConfig, limit: int = 2_000_000,
+                  memo: RenameMemo | None = None) -> Callable[[tuple], int]:
+    """``canonical`` bound to ``config`` (and the search's ``memo``: ``Memos.renames``),
+    remembered by the world's own fingerprint (a world reached again by another path is not
+    renamed again; up to ``limit`` worlds)."""
+    keys: dict[int, int] = {}
 
     def canon(snap: tuple) -> int:
         real = fingerprint(snap)
-        key = memo.get(real)
+        key = keys.get(real)
         if key is None:
-            key = canonical(snap, config)
-            if len(memo) >= limit:
-                memo.clear()
-            memo[real] = key
+            key = canonical(snap, config, memo)
+            if len(keys) >= limit:
+                keys.clear()
+            keys[real] = key
         return key
 
     return canon

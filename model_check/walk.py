@@ -18,15 +18,14 @@ import random
 import time
 from collections.abc import Callable
 
-from model_check import coverage as coverage_mod
 from model_check.checks import STEP_RAISED, Checks, Found
-from model_check.coverage import Coverage, collecting
+from model_check.coverage import Coverage
+from model_check.memo import Memos
 from model_check.scenario import Scenario
 from model_check.search import Level, Result, Violation
 from model_check.start import Start, start
 from model_check.world import World, fingerprint
 from model_check.world.actions import FAULTS
-from model_check.world.step_memo import memoised
 
 FAULT_WEIGHT = 0.25
 """A fault's weight against 1 for every other action (module docstring)."""
@@ -39,14 +38,13 @@ def walks(scenario: Scenario, checks: Checks, steps: int, seed: int,
     is counted, not only the distinct ones)."""
     t0 = time.perf_counter()
     depth_bound = walk_depth or scenario.random_depth
-    with collecting(coverage):
-        st = start(scenario, checks)
+    memos = Memos(scenario.world_config(), coverage)
+    st = start(scenario, checks, memos)
     result = Result(scenario.name, "random", "pass", 0, 1, 0, 0.0, setup_steps=len(st.setup),
                     bounded_by="steps", checks=checks.name, coverage=coverage)
     rng = random.Random(seed)
     seen = {fingerprint(st.snapshot)}
-    with memoised(st.config), collecting(coverage):
-        _walks(st, checks, steps, depth_bound, rng, seen, result, on_walk)
+    _walks(st, checks, steps, depth_bound, rng, seen, result, on_walk, memos)
     result.distinct_states = len(seen)
     result.seconds = time.perf_counter() - t0
     if result.violation is not None:
@@ -55,13 +53,14 @@ def walks(scenario: Scenario, checks: Checks, steps: int, seed: int,
 
 
 def _walks(st: Start, checks: Checks, steps: int, depth_bound: int, rng: random.Random,
-           seen: set[int], result: Result, on_walk: Callable[[Level], None] | None) -> None:
+           seen: set[int], result: Result, on_walk: Callable[[Level], None] | None,
+           memos: Memos) -> None:
     walk = 0
-    cov = coverage_mod.active
+    cov = memos.coverage
     while result.states_generated < steps and result.violation is None:
         walk += 1
         t = time.perf_counter()
-        world = World.restore(st.snapshot, st.config)
+        world = World.restore(st.snapshot, st.config, memos)
         view = checks.view(world)
         path: list[int] = []
         before = len(seen)
@@ -80,7 +79,7 @@ def _walks(st: Start, checks: Checks, steps: int, depth_bound: int, rng: random.
                 found = Found(STEP_RAISED, f"{actions[i].describe()}: {type(e).__name__}: {e}")
             else:
                 after = checks.view(world)
-                found = checks.on_edge(view, after) or checks.on_state(after)
+                found = checks.on_edge(view, after, cov=cov) or checks.on_state(after)
                 if cov is not None:
                     cov.state(checks.state_mask(after))
                 view = after

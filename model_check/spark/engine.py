@@ -59,7 +59,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from model_check.checks import Checks
-from model_check.coverage import Coverage, collecting
+from model_check.coverage import Coverage
+from model_check.memo import Memos
 from model_check.scenario import Scenario
 from model_check.search import ROOT, Level, Options, Result, Violation
 from model_check.spark import tasks as T
@@ -133,8 +134,7 @@ def spark_bfs(scenario: Scenario, checks: Checks, options: Options | None = None
     # runs the setup and the first levels
     warm = _Warmup(sc, partitions) if spark.driver_level_limit > 0 else None
     try:
-        with collecting(coverage):
-            st = start(scenario, checks)
+        st = start(scenario, checks, Memos(scenario.world_config(), coverage))
         run.result.setup_steps = len(st.setup)
         if st.found is not None:
             run.result.violation = Violation(st.found.invariant, st.found.detail, (), st.setup)

@@ -79,14 +79,15 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from pyspark.accumulators import Accumulator, AccumulatorParam
 
 from model_check.checks import Checks
-from model_check.coverage import Coverage, collecting
+from model_check.coverage import Coverage
+from model_check.memo import Memos
 from model_check.search import expand
 from model_check.spark.encoding import (
     VisitedStore,
@@ -99,7 +100,6 @@ from model_check.spark.patches import ExecutorPatch, applied
 from model_check.symmetry import canonicalizer
 from model_check.world import World, WorldConfig
 from model_check.world.fingerprint import part_word
-from model_check.world.step_memo import memoised
 from model_check.world.world import ZOOKEEPER_AT
 
 VISITED, CAND, EDGE, GENERATED, SEED = range(5)
@@ -156,18 +156,40 @@ class Job:
         return part_word(snapshot[ZOOKEEPER_AT]) % self.partitions
 
 
-_RUN: dict[str, tuple[Checks, dict[int, Any]]] = {}
+class _Run:
+    """What the tasks of one run share in a worker (see ``Job.run``): the ``Checks``, the
+    views already built (by the worlds' own fingerprints) and the memos of the worlds."""
+
+    __slots__ = ("checks", "known", "memos")
+
+    def __init__(self, checks: Checks) -> None:
+        self.checks = checks
+        self.known: dict[int, Any] = {}
+        self.memos: Memos | None = None
 
 
-def _run_state(job: Job) -> tuple[Checks, dict[int, Any]]:
-    """``(checks, views by fingerprint)`` of the run in this worker (see ``Job.run``)."""
+_RUN: dict[str, _Run] = {}
+
+
+def _run_state(job: Job) -> _Run:
+    """The run's state in this worker (a fresh one for a job of no run)."""
     if not job.run:
-        return job.checks, {}
+        return _Run(job.checks)
     hit = _RUN.get(job.run)
     if hit is None:
         _RUN.clear()  # one run at a time per worker: drop the last one's memos
-        hit = _RUN[job.run] = (job.checks, {})
+        hit = _RUN[job.run] = _Run(job.checks)
     return hit
+
+
+def _memos(job: Job, cov: Coverage | None) -> Memos:
+    """The run's memos in this worker, counting into ``cov``; called with the job's patch
+    applied: memos made for other code (``Memos.current``) are replaced."""
+    run = _run_state(job)
+    memos = run.memos
+    if memos is None or not memos.current():
+        memos = run.memos = Memos(job.config)
+    return memos.counting(cov)
 
 
 def warm(split: int, _records: Iterable[int]) -> Iterator[tuple[int, int]]:
@@ -201,13 +223,12 @@ def first(a: Finding | None, b: Finding | None) -> Finding | None:
 
 
 @contextmanager
-def _task(patch: ExecutorPatch | None, config: WorldConfig | None = None) -> Iterator[None]:
-    """A task's surroundings: the patch (mutant) applied, the cyclic collector off, and with
-    a ``config`` the cores' steps memoised (``step_memo``, after the patch: the memo belongs
-    to the patched code); undone after, since the Python worker is reused.
+def _task(patch: ExecutorPatch | None) -> Iterator[None]:
+    """A task's surroundings: the patch (mutant) applied and the cyclic collector off;
+    undone after, since the Python worker is reused.
 
     **The collector.** A task allocates tuples by the million, nearly all of them kept until
-    it ends, and the run's memos (``step_memo``, the codec's, the views) outlive it; the
+    it ends, and the run's memos (``_Run.memos``, the codec's, the views) outlive it; the
     world makes no reference cycles (``search._no_cyclic_gc``). So the collector is off for
     the task, and at its end everything alive is frozen (``gc.freeze``: moved to a
     generation the collector never scans). PySpark's daemon runs a full ``gc.collect()``
@@ -218,7 +239,7 @@ def _task(patch: ExecutorPatch | None, config: WorldConfig | None = None) -> Ite
     was = gc.isenabled()
     gc.disable()
     try:
-        with applied(patch), memoised(config) if config is not None else nullcontext():
+        with applied(patch):
             yield
     finally:
         gc.freeze()
@@ -299,7 +320,8 @@ def level_partition(job: Job, metas: Accumulator, expand_new: bool, send_snapsho
     successors travel without their snapshots -- the next level only deduplicates them,
     and the largest level is usually the last."""
     cov = Coverage() if job.coverage else None
-    with _task(job.patch, job.config), collecting(cov):
+    with _task(job.patch):
+        memos = _memos(job, cov)
         d = dedupe(split, records)
         metas.add({split: (d.generated, len(d.new), d.finding)})
         if cov is not None:
@@ -309,33 +331,34 @@ def level_partition(job: Job, metas: Accumulator, expand_new: bool, send_snapsho
         if expand_new and d.finding is None:
             states = [(c[0], c[1], c[2], c[5]) for c in d.new] + d.seeds
             del d
-            yield from _expand(job, split, states, send_snapshots)
+            yield from _expand(job, split, states, memos, send_snapshots)
         if cov is not None:
             metas.add({(split, COVERAGE): cov.plain()})
 
 
-def _expand(job: Job, split: int, states: list[tuple], send_snapshots: bool = True
-            ) -> Iterator[tuple[int, tuple]]:
+def _expand(job: Job, split: int, states: list[tuple], memos: Memos,
+            send_snapshots: bool = True) -> Iterator[tuple[int, tuple]]:
     """Expand every state with ``search.expand`` (the local engine's unit), check the new
     states' invariants here, combine duplicates: per key, the successor with the smallest
     path (with symmetry, the world kept for a class is that one, as in the local engine).
     Without ``send_snapshots`` a successor's snapshot is dropped at once (None)."""
     config = job.config
-    checks, known = _run_state(job)  # known: views by the worlds' own fingerprints
-    canon = canonicalizer(config) if job.symmetric else None
+    run = _run_state(job)
+    checks, known = run.checks, run.known  # known: views by the worlds' own fingerprints
+    canon = canonicalizer(config, memo=memos.renames) if job.symmetric else None
     out: dict[int, list] = {}  # key -> [path, snapshot, found, parent key, fingerprint,
     #                                    partition, coverage mask]
     cover = job.coverage
     where = job.partition_of
     generated = 0
     for key, path, snap, real in states:
-        snap = World.canonical(snap)
+        snap = World.canonical(snap, memos)
         view = known.get(real)
         if view is None:
-            view = checks.view(World.restore(snap, config))
+            view = checks.view(World.restore(snap, config, memos))
         if len(known) >= KNOWN_LIMIT:
             known.clear()
-        for s in expand(snap, config, checks, view, known, canon):
+        for s in expand(snap, config, checks, view, known, canon, memos):
             generated += 1
             child_path = path + step(s.index)
             if s.found is not None:

@@ -1,8 +1,10 @@
 """A deterministic simulated world: in-memory ZooKeeper, channels, brokers, a scheduler.
 
 ``World(WorldConfig(...))``; ``enabled_actions()`` / ``apply(action)``; ``snapshot()`` /
-``World.restore(snap, config)``; ``fingerprint(snapshot)``; ``is_quiescent()``. The runner
-(``python -m model_check.world.runner``) prints one line per step.
+``World.restore(snap, config)``; ``fingerprint(snapshot)``; ``is_quiescent()``. A search
+passes its memos (``model_check.memo.Memos``) as the last argument of ``World`` and
+``World.restore``. The runner (``python -m model_check.world.runner``) prints one line per
+step.
 """
 
 from model_check.world.actions import Action

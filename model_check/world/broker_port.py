@@ -30,7 +30,7 @@ from fsm.requests import StopReplicaRequest
 from model_check.world import describe as D
 from model_check.world import reads as R
 from model_check.world.channels import RESPONSE, SHUTDOWN, ChannelKey
-from model_check.world.step_memo import broker_step
+from model_check.world.zookeeper import ZooKeeper
 
 if TYPE_CHECKING:
     from fsm.requests import ControllerRequest
@@ -55,7 +55,7 @@ class WorldBrokerPort:
         w, b, lines = self.w, self.b, self.lines
         out: list[object] = []
         for ev in events:
-            effects, before, after = broker_step(w, b, ev)
+            effects, before, after = w.broker_handle(b, ev)
             if w.describing:
                 moved = f" [{before.value} -> {after.value}]" if before is not after else ""
                 lines.append(f"b{b} handle {D.event(ev)}{moved}")
@@ -80,7 +80,7 @@ class WorldBrokerPort:
                 lines.append(f"b{b} zk {d.op(op)} FAILED ConnectionLoss (connection lost)")
             return BrokerWriteResult(eff.token, tuple(failures))
         for op in eff.ops:
-            r = w.zk_call("multi", (op,))
+            r = w.zk_call(ZooKeeper.multi, (op,))
             if r.ok:
                 created = r.results[0].path
                 lines.append(f"b{b} zk {d.op(op) if created == op.path else 'create ' + created}")

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from model_check.world.codec import decode, decoded_dict, encode
+from model_check.world.codec import PLAIN, Codec, decode
 from model_check.world.fingerprint import Shared
 
 REQUEST = "req"
@@ -82,8 +82,10 @@ class Channels:
     """Beside ``queues``, ``_pairs`` keeps each channel's encoded key and queue, changed
     along with it (a message is encoded once, when it is sent): a snapshot only sorts them."""
 
-    def __init__(self, bound: int = 16) -> None:
+    def __init__(self, bound: int = 16, codec: Codec = PLAIN) -> None:
+        """``codec``: how the messages are encoded (``World.codec``)."""
         self.bound = bound
+        self.codec = codec
         self.queues: dict[ChannelKey, tuple[object, ...]] = {}
         self._pairs: dict[ChannelKey, tuple[tuple, tuple]] = {}
         self._snap: tuple | None = ()
@@ -96,10 +98,11 @@ class Channels:
         return snap
 
     @classmethod
-    def restore(cls, snap: tuple, bound: int = 16) -> Channels:
+    def restore(cls, snap: tuple, bound: int = 16, codec: Codec = PLAIN) -> Channels:
         ch = cls.__new__(cls)
         ch.bound = bound
-        ch.queues = decoded_dict(snap).copy()
+        ch.codec = codec
+        ch.queues = codec.decoded_dict(snap).copy()
         ch._pairs = pairs_of(snap).copy()
         ch._snap = snap
         return ch
@@ -112,6 +115,7 @@ class Channels:
         key = _shared_key(key)
         pair = self._pairs.get(key)
         self.queues[key] = q + (message,)
+        encode = self.codec.encode
         self._pairs[key] = (encode(key), (pair[1] if pair else ()) + (encode(message),))
 
     def peek(self, key: ChannelKey) -> object:
@@ -182,6 +186,7 @@ class Channels:
         self._snap = None
         pair = self._pairs.get(key)
         self.queues[key] = tuple((0, r) for r in again) + q
+        encode = self.codec.encode
         self._pairs[key] = (encode(key), tuple(encode((0, r)) for r in again)
                             + (pair[1] if pair else ()))
 

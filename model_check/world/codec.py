@@ -14,11 +14,11 @@ A world snapshot is made only of ``tuple``, ``int``, ``str``, ``bool``, ``None``
 scanned packages share a qualname): it depends only on the code, never on the process. No
 data string starts with NUL, so ``decode`` tells a tagged tuple from a plain one.
 
-Both directions are memoised **by identity** (the key is ``id(obj)``, the entry keeps
-``obj`` alive, so an id is never reused while cached): the world's values are immutable
-and restored worlds share them, so almost every call is one dict lookup. The memo is
-bounded (cleared when full) and never changes a result: encoding is a pure function of
-the value's content, whatever the sharing.
+A ``Codec`` remembers nothing; the search's memos (``model_check.memo.codec``) remember
+both directions by identity -- the world's values are immutable and restored worlds share
+them, so almost every call is one dict lookup -- and a world calls the codec it was given
+(``World.codec``). Remembering never changes a result: encoding is a pure function of the
+value's content, whatever the sharing.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from typing import Any
 _PACKAGES = ("fsm", "model_check.world")
 FROZENSET = "\x00frozenset"
 _SCALARS = frozenset({int, str, bool, type(None), bytes})
-_LIMIT = 200_000
 
 # spec kinds
 _NT, _DC, _ENUM = 0, 1, 2
@@ -80,139 +79,81 @@ def _build_registry() -> None:
         _by_tag[tag] = (spec[0], cls, spec[2])
 
 
-_enc: dict[int, tuple[object, object]] = {}  # id(value) -> (value, its encoding)
-_dec: dict[int, tuple[object, object]] = {}  # id(encoding) -> (encoding, its value)
-_old_enc: dict[int, tuple[object, object]] = {}
-_old_dec: dict[int, tuple[object, object]] = {}
-"""The memos in two generations: when the young one is full it becomes the old one (the
-previous old one is dropped), and an entry found in the old one moves back to the young.
-What is still in use survives a turnover: a search's memo never falls off a cliff."""
+class Codec:
+    """``encode``/``decode`` remembering nothing (``PLAIN``: a world without memos). The
+    search's memos remember both directions (``model_check.memo.codec.CodecMemo``): the
+    methods recurse through ``self``, so a subclass's memo serves the parts of a value too."""
 
+    __slots__ = ()
 
-def _remember(obj: object, enc: object) -> None:
-    global _enc, _dec, _old_enc, _old_dec
-    if len(_enc) >= _LIMIT:
-        _old_enc, _old_dec = _enc, _dec
-        _enc, _dec = {}, {}
-    _enc[id(obj)] = (obj, enc)
-    _dec[id(enc)] = (enc, obj)
+    def encode(self, x: Any) -> Any:
+        """``x`` (an immutable value) in builtins only."""
+        t = type(x)
+        return x if t in _SCALARS else self.encode_new(x, t)
 
+    def encode_once(self, x: Any) -> Any:
+        """``encode(x)`` for a value made for one use (an event the world builds for one
+        step): a memo remembers its parts, not the value itself."""
+        return self.encode(x)
 
-def _old_encoding(x: object) -> tuple[object, object] | None:
-    hit = _old_enc.get(id(x))
-    if hit is not None and hit[0] is x:
-        _remember(x, hit[1])
-        return hit
-    return None
-
-
-def _old_decoding(x: object) -> tuple[object, object] | None:
-    hit = _old_dec.get(id(x))
-    if hit is not None and hit[0] is x:
-        _remember(hit[1], x)
-        return hit
-    return None
-
-
-def encode(x: Any) -> Any:
-    """``x`` (an immutable value) in builtins only."""
-    t = type(x)
-    if t in _SCALARS:
-        return x
-    hit = _enc.get(id(x))
-    if hit is not None and hit[0] is x:
-        return hit[1]
-    hit = _old_encoding(x) if _old_enc else None
-    if hit is not None:
-        return hit[1]
-    out = _encode_new(x, t)
-    _remember(x, out)
-    return out
-
-
-def encode_once(x: Any) -> Any:
-    """``encode(x)`` for a value made for one use (an event the world builds for one step):
-    its parts are remembered as ``encode`` does, the value itself is not -- remembering
-    every such value would fill the memo and clear it over and over."""
-    t = type(x)
-    if t in _SCALARS:
-        return x
-    hit = _enc.get(id(x))
-    if hit is not None and hit[0] is x:
-        return hit[1]
-    hit = _old_encoding(x) if _old_enc else None
-    if hit is not None:
-        return hit[1]
-    return _encode_new(x, t)
-
-
-def _encode_new(x: Any, t: type) -> Any:
-    if t is tuple:
-        items = [encode(y) for y in x]
-        out: Any = x if all(a is b for a, b in zip(items, x, strict=True)) else tuple(items)
-    elif t is frozenset:
-        out = (FROZENSET, *sorted([encode(y) for y in x]))
-    else:
-        if not _specs:
-            _build_registry()
-        spec = _specs.get(t)
-        if spec is None:
-            raise TypeError(f"cannot encode {t.__qualname__} in a snapshot: {x!r}")
-        kind, tag, fields = spec
-        if kind == _ENUM:
-            out = (tag, x.value)
-        elif kind == _NT:
-            out = (tag, *[encode(y) for y in x])
+    def encode_new(self, x: Any, t: type) -> Any:
+        """``encode(x)`` of a value of type ``t`` that is not a scalar, worked out."""
+        enc = self.encode
+        if t is tuple:
+            items = [enc(y) for y in x]
+            out: Any = x if all(a is b for a, b in zip(items, x, strict=True)) else tuple(items)
+        elif t is frozenset:
+            out = (FROZENSET, *sorted([enc(y) for y in x]))
         else:
-            out = (tag, *[encode(getattr(x, f)) for f in fields])
-    return out
+            if not _specs:
+                _build_registry()
+            spec = _specs.get(t)
+            if spec is None:
+                raise TypeError(f"cannot encode {t.__qualname__} in a snapshot: {x!r}")
+            kind, tag, fields = spec
+            if kind == _ENUM:
+                out = (tag, x.value)
+            elif kind == _NT:
+                out = (tag, *[enc(y) for y in x])
+            else:
+                out = (tag, *[enc(getattr(x, f)) for f in fields])
+        return out
 
+    def decode(self, x: Any) -> Any:
+        """The value ``encode`` turned into ``x`` (equal to it)."""
+        return x if type(x) is not tuple else self.decode_new(x)
 
-def decode(x: Any) -> Any:
-    """The value ``encode`` turned into ``x`` (equal to it, often the very object)."""
-    if type(x) is not tuple:
-        return x
-    hit = _dec.get(id(x))
-    if hit is not None and hit[0] is x:
-        return hit[1]
-    hit = _old_decoding(x) if _old_dec else None
-    if hit is not None:
-        return hit[1]
-    head = x[0] if x else None
-    if type(head) is str and head[:1] == "\x00":
-        if head == FROZENSET:
-            out: Any = frozenset([decode(y) for y in x[1:]])
-        else:
+    def decode_new(self, x: tuple) -> Any:
+        """``decode(x)`` of a tuple, worked out."""
+        dec = self.decode
+        head = x[0] if x else None
+        if type(head) is str and head[:1] == "\x00":
+            if head == FROZENSET:
+                return frozenset([dec(y) for y in x[1:]])
             if not _by_tag:
                 _build_registry()
             kind, cls, _fields = _by_tag[head]
             if kind == _ENUM:
-                out = cls(x[1])
-            elif kind == _NT:
-                out = cls._make([decode(y) for y in x[1:]])  # type: ignore[attr-defined]
-            else:
-                out = cls(*[decode(y) for y in x[1:]])
-    else:
-        items = [decode(y) for y in x]
-        out = x if all(a is b for a, b in zip(items, x, strict=True)) else tuple(items)
-    _remember(out, x)
-    return out
+                return cls(x[1])
+            if kind == _NT:
+                return cls._make([dec(y) for y in x[1:]])  # type: ignore[attr-defined]
+            return cls(*[dec(y) for y in x[1:]])
+        items = [dec(y) for y in x]
+        return x if all(a is b for a, b in zip(items, x, strict=True)) else tuple(items)
+
+    def decoded_dict(self, pairs: tuple) -> dict:
+        """``{decode(k): decode(v) for k, v in pairs}``. The result may be shared (a memo's):
+        callers copy it before changing it."""
+        dec = self.decode
+        return {dec(k): dec(v) for k, v in pairs}
 
 
-_tables: dict[int, tuple[object, dict]] = {}
-
-
-def decoded_dict(pairs: tuple) -> dict:
-    """``{decode(k): decode(v) for k, v in pairs}``, memoised by the identity of ``pairs``.
-    The result is shared: callers copy it before changing it."""
-    hit = _tables.get(id(pairs))
-    if hit is not None and hit[0] is pairs:
-        return hit[1]
-    d = {decode(k): decode(v) for k, v in pairs}
-    if len(_tables) >= _LIMIT // 10:
-        _tables.clear()
-    _tables[id(pairs)] = (pairs, d)
-    return d
+PLAIN = Codec()
+"""The codec of a world without memos (and of tests and tools)."""
+encode = PLAIN.encode
+encode_once = PLAIN.encode_once
+decode = PLAIN.decode
+decoded_dict = PLAIN.decoded_dict
 
 
 def is_builtin(x: Any) -> bool:

@@ -22,9 +22,7 @@ from fsm.values import BrokerInfo
 from model_check.world import describe as D
 from model_check.world import reads as R
 from model_check.world import state as S
-from model_check.world.channels import REQUEST, SHUTDOWN_REPLY, ChannelKey
-from model_check.world.facts import controller_facts
-from model_check.world.step_memo import controller_step
+from model_check.world.channels import REQUEST, SHUTDOWN_REPLY, ChannelKey, Channels
 
 if TYPE_CHECKING:
     from model_check.world.world import World
@@ -44,7 +42,7 @@ class WorldControllerPort:
     def step(self, event: object) -> Sequence[object]:
         """The core's ``handle``, through the step memo; the line, the reassignments taken."""
         w, b = self.w, self.b
-        effects = controller_step(w, b, event)
+        effects = w.controller_handle(b, event)
         if w.describing:
             self.lines.append(f"c{b} handle {D.event(event)}")
         if type(event) in _MAY_ACCEPT_REASSIGNMENTS:
@@ -109,7 +107,7 @@ class WorldControllerPort:
         proc = w.procs[b]
         if broker_id not in proc.forgotten:  # the channel manager forgets the broker
             w.procs[b] = proc._replace(forgotten=tuple(sorted((*proc.forgotten, broker_id))))
-        lost = w.ch_call("stop_sender", b, broker_id)
+        lost = w.ch_call(Channels.stop_sender, b, broker_id)
         if lost:
             self.lines.append(f"c{b} remove channel to b{broker_id} ({lost} queued requests "
                               f"dropped; the one in flight may still arrive)")
@@ -166,7 +164,7 @@ def materialize(w: World, b: int, item: Marker) -> object | None:
     """A queued marker -> the event handed to the controller (None: nothing to hand), read by
     ``fsm.reads.materialize`` (the live service's reader) over the world's ZooKeeper."""
     row = MARKERS[item.kind]
-    active = not row.controller_only or controller_facts(w, b).active
+    active = not row.controller_only or w.controller_facts(b).active
     known = _NO_TOPICS
     if row.reads_topics and active:
         known = w.controllers[b].topic_names()  # type: ignore[attr-defined]

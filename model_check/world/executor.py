@@ -85,6 +85,7 @@ from model_check.world.channels import (
     SHUTDOWN,
     SHUTDOWN_REPLY,
     ChannelKey,
+    Channels,
 )
 from model_check.world.config import (
     AddPartitions,
@@ -97,8 +98,8 @@ from model_check.world.config import (
 )
 from model_check.world.controller_port import driver_for
 from model_check.world.cores import broker_config
-from model_check.world.facts import broker_facts, controller_facts
 from model_check.world.zookeeper import BAD_VERSION, EMPTY, NO_NODE, OK, MultiResult, Znode
+from model_check.world.zookeeper import ZooKeeper as ZK
 
 if TYPE_CHECKING:
     from fsm.effects import ZkOp
@@ -145,10 +146,10 @@ def release_controller(w: World, b: int, lines: list[str]) -> None:
     proc = w.procs[b]
     if not proc.up or proc.controller_disconnected:
         return
-    node = w.zk_call("get", P.CONTROLLER)
-    if node is None or node.owner != proc.controller_session or controller_facts(w, b).active:
+    node = w.zk_call(ZK.get, P.CONTROLLER)
+    if node is None or node.owner != proc.controller_session or w.controller_facts(b).active:
         return
-    code = w.zk_call("delete", P.CONTROLLER, node.version)
+    code = w.zk_call(ZK.delete, P.CONTROLLER, node.version)
     lines.append(f"c{b} delete its own /controller (not the controller): {code}")
 
 
@@ -160,10 +161,10 @@ def resign(w: World, b: int, lines: list[str]) -> None:
     ``/controller`` if its session still owns it."""
     cs = w.procs[b].controller_session
     if cs:
-        w.zk_call("drop_watches", cs, (P.CONTROLLER,))
-    w.ch_call("stop_sender", b, None)
-    w.ch_call("drop", RESPONSE, None, b)
-    w.ch_call("drop", SHUTDOWN, None, b)
+        w.zk_call(ZK.drop_watches, cs, (P.CONTROLLER,))
+    w.ch_call(Channels.stop_sender, b, None)
+    w.ch_call(Channels.drop, RESPONSE, None, b)
+    w.ch_call(Channels.drop, SHUTDOWN, None, b)
     w.timers = {t for t in w.timers if not (t[0] == b and t[1] == "c")}
     w.queues[b] = tuple(e for e in w.queues[b] if _survives_resignation(e))
     release_controller(w, b, lines)
@@ -184,7 +185,7 @@ def do_process(w: World, a: A.Action) -> list[str]:
     w.queues[b] = q[1:] if i == 0 else q[:i] + q[i + 1:]
     if isinstance(item, Startup) and not w.procs[b].controller_disconnected:
         # the event thread reads /controller with a watch, then elects if nobody is there
-        w.zk_call("get", P.CONTROLLER, w.procs[b].controller_session)
+        w.zk_call(ZK.get, P.CONTROLLER, w.procs[b].controller_session)
     lines: list[str] = []
     if not driver_for(w, b, lines).process(item):
         return [f"c{b} skip {item.describe() if isinstance(item, S.Marker) else item}"]
@@ -208,12 +209,12 @@ def commit(w: World, pw: S.PendingWrite) -> WriteResult:
     if not w._alive(pw.session):
         return WriteResult(write.token, fenced=True)
     if write.fence_version is None:
-        r = w.zk_call("multi", write.ops, pw.session)
+        r = w.zk_call(ZK.multi, write.ops, pw.session)
         return WriteResult(write.token,
                            failures=() if r.ok else tuple(failures_of(w, write.ops, r)))
     failures: list[WriteFailure] = []
     for i, op in enumerate(write.ops):
-        r = w.zk_call("multi", (CheckOp(P.CONTROLLER_EPOCH, write.fence_version), op),
+        r = w.zk_call(ZK.multi, (CheckOp(P.CONTROLLER_EPOCH, write.fence_version), op),
                       pw.session)
         if r.ok:
             continue
@@ -274,7 +275,7 @@ def do_zk_disconnect(w: World, a: A.Action) -> list[str]:
                 f"told): its writes fail with ConnectionLoss"]
     w.procs[b] = proc._replace(controller_disconnected=True)
     w.enqueue(b, _CONNECTING_EVENT)
-    paths = w.zk_call("connection_lost", proc.controller_session)
+    paths = w.zk_call(ZK.connection_lost, proc.controller_session)
     markers = [m for m in (marker_for(p) for p in paths) if m is not None]
     for m in markers:
         w.enqueue(b, m)
@@ -301,7 +302,7 @@ def do_reconnect(w: World, a: A.Action) -> list[str]:
 
 def do_notify(w: World, a: A.Action) -> list[str]:
     b = a.broker
-    n = w.zk_call("pop_notification", w.procs[b].controller_session)
+    n = w.zk_call(ZK.pop_notification, w.procs[b].controller_session)
     marker = notified(n.path, n.kind)
     if marker is None:
         return [f"c{b} watch {n.kind} {n.path} (ignored)"]
@@ -326,15 +327,15 @@ def handle_broker(w: World, b: int, event: object, reply_to: int | None = None,
 def register(w: World, b: int, lines: list[str]) -> object | None:
     proc = w.procs[b]
     if not w._alive(proc.broker_session):
-        proc = proc._replace(broker_session=w.zk_call("open_session"))
+        proc = proc._replace(broker_session=w.zk_call(ZK.open_session))
         w.procs[b] = proc
     cfg = broker_config(w.config, b)
-    r = w.zk_call("create", P.broker(b), BrokerRegistration(b, cfg.endpoints, cfg.rack),
+    r = w.zk_call(ZK.create, P.broker(b), BrokerRegistration(b, cfg.endpoints, cfg.rack),
                   session=proc.broker_session, ephemeral=True)
     if r.code != OK:
         lines.append(f"b{b} register FAILED {r.code}")
         return None
-    epoch = w.zk_call("get", P.broker(b)).czxid
+    epoch = w.zk_call(ZK.get, P.broker(b)).czxid
     lines.append(f"b{b} register /brokers/ids/{b} epoch={epoch}")
     return BrokerRegistered(epoch)
 
@@ -347,9 +348,9 @@ def process_gone(w: World, b: int) -> None:
     requests carry the broker epoch (seed 000, KIP-380)."""
     proc = w.procs[b]
     sessions = tuple(s for s in (proc.broker_session, proc.controller_session) if s)
-    if sessions:  # one ZooKeeper call: one memo lookup (``step_memo.zk_call``) for both
-        w.zk_call("expire_sessions", sessions)
-    w.ch_call("process_gone", b)
+    if sessions:  # one ZooKeeper call: one memo lookup (``StepMemo.zk_call``) for both
+        w.zk_call(ZK.expire_sessions, sessions)
+    w.ch_call(Channels.process_gone, b)
     w.writes.pop(b, None)
     w.timers = {t for t in w.timers if t[0] != b}
     w.queues[b] = ()
@@ -359,7 +360,7 @@ def process_gone(w: World, b: int) -> None:
 
 def do_deliver(w: World, a: A.Action) -> list[str]:
     key: ChannelKey = a.arg  # type: ignore[assignment]
-    msg = w.ch_call("pop", key)
+    msg = w.ch_call(Channels.pop, key)
     if key.kind == REQUEST:
         corr, req = msg  # type: ignore[misc]
         return handle_broker(w, key.dst, RequestReceived(req, corr), key.src, req)
@@ -387,8 +388,8 @@ def do_start(w: World, a: A.Action) -> list[str]:
     b = a.broker
     cut = w.procs[b].broker_disconnected
     w.procs[b] = S.Proc(up=True, started=True,
-                        broker_session=0 if cut else w.zk_call("open_session"),
-                        controller_session=w.zk_call("open_session"),
+                        broker_session=0 if cut else w.zk_call(ZK.open_session),
+                        controller_session=w.zk_call(ZK.open_session),
                         broker_disconnected=cut)
     w.reset_controller(b)
     w.queues[b] = (Startup(),)
@@ -429,7 +430,7 @@ def do_crash(w: World, a: A.Action) -> list[str]:
 def do_expire_broker(w: World, a: A.Action) -> list[str]:
     b = a.broker
     proc = w.procs[b]
-    deleted = w.zk_call("expire_session", proc.broker_session)
+    deleted = w.zk_call(ZK.expire_session, proc.broker_session)
     w.procs[b] = proc._replace(broker_session=0, session_lost=True, broker_disconnected=False)
     how = " while disconnected" if proc.broker_disconnected else ""
     return [f"b{b} broker session EXPIRED{how} (deleted {', '.join(deleted) or 'nothing'}); "
@@ -447,8 +448,8 @@ def do_expire_controller(w: World, a: A.Action) -> list[str]:
     queue and puts the expiry first), opens a new session and starts again."""
     b = a.broker
     proc = w.procs[b]
-    deleted = w.zk_call("expire_session", proc.controller_session)
-    w.procs[b] = proc._replace(controller_session=w.zk_call("open_session"),
+    deleted = w.zk_call(ZK.expire_session, proc.controller_session)
+    w.procs[b] = proc._replace(controller_session=w.zk_call(ZK.open_session),
                                controller_disconnected=False)
     w.queues[b] = (SessionStateChange(ZkClientState.CLOSED), Startup())
     how = " while disconnected" if proc.controller_disconnected else ""
@@ -457,7 +458,7 @@ def do_expire_controller(w: World, a: A.Action) -> list[str]:
 
 
 def do_drop(w: World, a: A.Action) -> list[str]:
-    lost = w.ch_call("drop_connection", a.broker, a.arg)
+    lost = w.ch_call(Channels.drop_connection, a.broker, a.arg)
     return [f"connection {a.broker}<->{a.arg} DROPPED: {lost} in flight lost (an answer's "
             f"request is sent again; a ControlledShutdown is retried); queued requests kept"]
 
@@ -485,7 +486,7 @@ def isr_change_choices(w: World) -> list[A.Action]:
     for b in w.config.broker_ids:
         if not procs[b].up:
             continue
-        facts = broker_facts(w, b)
+        facts = w.broker_facts(b)
         if facts.state is not BrokerState.RUNNING:
             continue
         for tp, isr, replicas in facts.led:
@@ -510,7 +511,7 @@ def admin_enabled(w: World, op: AdminOp) -> bool:
     while it starts, recovers or runs; the stopping one also during its controlled
     shutdown."""
     if isinstance(op, ControlledShutdownOf):
-        return w.procs[op.broker].up and broker_facts(w, op.broker).state in (
+        return w.procs[op.broker].up and w.broker_facts(op.broker).state in (
             _SIGTERM_STATES if op.controlled else _STOP_STATES)
     return True
 
@@ -529,34 +530,34 @@ def run_admin(w: World, op: AdminOp) -> str:
     """Write ``op`` into ZooKeeper as Kafka's tools do; returns what happened."""
     zk = w.zk_call
     if isinstance(op, CreateTopic):
-        r = zk("create", P.topic(op.topic), TopicAssignment(op.assignment))
+        r = zk(ZK.create, P.topic(op.topic), TopicAssignment(op.assignment))
         if r.code == OK:  # a new topic: moves accepted for an earlier one of that name are moot
             for tp in [tp for tp in w.accepted if tp[0] == op.topic]:
                 del w.accepted[tp]
         return f"create {P.topic(op.topic)} {r.code}"
     if isinstance(op, DeleteTopic):
-        if zk("get", P.topic(op.topic)) is None:
+        if zk(ZK.get, P.topic(op.topic)) is None:
             return "unknown topic (tool refuses)"
-        r = zk("create", P.delete_topic(op.topic), EMPTY)
+        r = zk(ZK.create, P.delete_topic(op.topic), EMPTY)
         return f"create {P.delete_topic(op.topic)} {r.code}"
     if isinstance(op, AddPartitions):
-        node = zk("get", P.topic(op.topic))
+        node = zk(ZK.get, P.topic(op.topic))
         if node is None:
             return "unknown topic (tool refuses)"
         merged = dict(node.data.partitions)
         merged.update(dict(op.added))
         new = TopicAssignment(tuple(sorted(merged.items())), node.data.adding,
                               node.data.removing)
-        code = zk("set_data", P.topic(op.topic), new, node.version)
+        code = zk(ZK.set_data, P.topic(op.topic), new, node.version)
         return f"set {P.topic(op.topic)} {code}"
     if isinstance(op, Reassign):
-        refused = reassign_refusal(lambda path: zk("get", path), op)
+        refused = reassign_refusal(lambda path: zk(ZK.get, path), op)
         if refused is not None:
             return f"{refused} (tool refuses)"
-        r = zk("create", P.REASSIGN_PARTITIONS, ReassignmentZnode(op.targets))
+        r = zk(ZK.create, P.REASSIGN_PARTITIONS, ReassignmentZnode(op.targets))
         return f"create {P.REASSIGN_PARTITIONS} {r.code}"
     if isinstance(op, PreferredElection):
-        r = zk("create", P.PREFERRED_REPLICA_ELECTION, PreferredElectionZnode(op.partitions))
+        r = zk(ZK.create, P.PREFERRED_REPLICA_ELECTION, PreferredElectionZnode(op.partitions))
         return f"create {P.PREFERRED_REPLICA_ELECTION} {r.code}"
     raise TypeError(op)
 

@@ -3,8 +3,8 @@
 Uses only the world's public attributes and queries (``zk``, ``brokers``, ``controllers``,
 ``procs``, ``config``, ``admin_done``, ``accepted``, ``is_quiescent()``, the component snapshots) and the
 ``fsm`` objects' public queries, so the world's internals can change freely underneath.
-The parts are memoised by content (see ``global_view``): a component is restored only when
-a snapshot of it is seen for the first time.
+With the world's memos the parts are remembered by content (``model_check.memo.views``): a
+component is restored only when a snapshot of it is seen for the first time.
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ from invariants.view import (
     ZkView,
 )
 from model_check.world.config import DeleteTopic
-from model_check.world.facts import ControllerFacts, controller_facts
-from model_check.world.fingerprint import Shared, part_digest
-from model_check.world.world import World, broker_ids_of
-from model_check.world.zookeeper import ZOOKEEPER, ZooKeeper
+from model_check.world.facts import ControllerFacts
+from model_check.world.fingerprint import Shared
+from model_check.world.world import World
+from model_check.world.zookeeper import ZooKeeper
 
 
 def zk_view(zk: ZooKeeper) -> ZkView:
@@ -108,16 +108,29 @@ def accepted_reassignments(world: World) -> tuple:
 
 
 def global_view(world: World) -> GlobalView:
-    """The whole world as a ``GlobalView``. The ZooKeeper part and each broker's part are
-    memoised by their component snapshot's content digest (``facts``), so a step rebuilds
-    only the parts it touched and restores nothing it did not touch; an untouched part is
-    the very same object in the parent's view (transition invariants skip it by identity)."""
-    zk = zk_view_of(world)
-    ids = broker_ids_of(world.config)
+    """The whole world as a ``GlobalView``. Each part is one object per value
+    (``shared_part``); with the world's memos (``model_check.memo.views``) the parts are
+    remembered by their component snapshots, so a step rebuilds only the parts it touched
+    and restores nothing it did not touch: an untouched part is the very same object in the
+    parent's view (transition invariants skip it by identity)."""
+    memos = world.memos
+    ids = world.ids
     procs = world.procs
-    controllers = tuple([_controller_view(b, procs[b].up, controller_facts(world, b))
-                         for b in ids])
-    brokers = tuple([broker_view_of(world, b) for b in ids])
+    if memos is None:
+        zk = shared_part(zk_view(world.zk))
+        controllers = tuple([_shared_controller(controller_view(b, procs[b].up,  # type: ignore[misc]
+                                                                world.controller_facts(b)))
+                             for b in ids])
+        brokers = tuple([shared_part(broker_view(b, procs[b].up, world.brokers[b],  # type: ignore[arg-type]
+                                                 procs[b].shut_down)) for b in ids])
+    else:
+        views = memos.views
+        zk = views.zk(world)
+        controller = views.controller
+        controllers = tuple([controller(b, procs[b].up, world.controller_facts(b))
+                             for b in ids])
+        broker = views.broker
+        brokers = tuple([broker(world, b) for b in ids])
     deleting = deletion_requests(world)
     view = _blank(GlobalView)  # what GlobalView(...) builds, without the frozen __init__'s
     vars(view).update(  # eight object.__setattr__ calls (a microsecond, once per state)
@@ -125,7 +138,7 @@ def global_view(world: World) -> GlobalView:
         controllers=controllers,
         brokers=brokers,
         pending=not world.is_quiescent(),
-        deleted_topics=tuple(t for t in deleting if t not in zk.topics),
+        deleted_topics=tuple(t for t in deleting if t not in zk.topics),  # type: ignore[attr-defined]
         reassign_targets=accepted_reassignments(world),
         unclean_leader_election=world.config.unclean_leader_election,
     )
@@ -139,67 +152,16 @@ assert tuple(f.name for f in fields(GlobalView)) == _VIEW_FIELDS, (
     "GlobalView's fields changed: global_view sets each one")
 
 
-_LIMIT = 40_000
-_zk_views: dict[tuple, ZkView] = {}
-_zk_views_by_id: dict[int, tuple[tuple, ZkView]] = {}
-"""The same, by the znode tuple's identity first: most worlds share the tuple (a step that
-writes no znode keeps it), and hashing a tuple walks all of it every time."""
-_broker_views: dict[tuple[int, bool, bool, bytes], BrokerView] = {}
-_broker_views_by_id: dict[tuple[int, int, bool, bool], tuple[tuple, BrokerView]] = {}
-"""The same, by the core snapshot's identity first (``facts``: one small-key lookup instead
-of the digest's and then this one's; the entry keeps the snapshot alive)."""
-_intern = Shared(_LIMIT)
+shared_part = Shared(40_000)
 """Parts by value: equal parts built from different snapshots are one object, so that the
 transition invariants (which skip parts a step left as they were, by identity) and the
 state-invariant memo (keyed by the parts' identities) see them as the same."""
-_controller_views: dict[tuple[int, bool, ControllerFacts], ControllerView] = {}
 
 
-def _put(memo: dict, key: object, value: object) -> None:
-    if len(memo) >= _LIMIT:
-        memo.clear()
-    memo[key] = value
+_shared_controller = Shared(40_000)
+"""Controller parts by value (``shared_part``'s, for a world without memos)."""
 
 
-def zk_view_of(world: World) -> ZkView:
-    """``zk_view`` of the world's ZooKeeper, memoised by its encoded znodes (the view reads
-    nothing else: sessions, watches and pending notifications leave it as it is). The key is
-    the znode tuple itself: hashing it costs less than its digest, and most lookups find the
-    very object (identity is tested first)."""
-    key = world.zk_snapshot()[ZOOKEEPER.nodes]
-    known = _zk_views_by_id.get(id(key))
-    if known is not None and known[0] is key:
-        return known[1]
-    hit = _zk_views.get(key)
-    if hit is None:
-        hit = _intern(zk_view(world.zk))
-        _put(_zk_views, key, hit)
-    _put(_zk_views_by_id, id(key), (key, hit))  # the entry keeps ``key`` alive
-    return hit  # type: ignore[return-value]
-
-
-def broker_view_of(world: World, b: int) -> BrokerView:
-    """``broker_view`` of broker ``b``, memoised by its core snapshot's digest."""
-    proc = world.procs[b]
-    up, shut_down = proc.up, proc.shut_down
-    snap = world.broker_snapshot(b)
-    known = _broker_views_by_id.get((id(snap), b, up, shut_down))
-    if known is not None and known[0] is snap:
-        return known[1]
-    key = (b, up, shut_down, part_digest(snap))
-    hit = _broker_views.get(key)
-    if hit is None:
-        hit = _intern(broker_view(b, up, world.brokers[b], shut_down))
-        _put(_broker_views, key, hit)
-    _put(_broker_views_by_id, (id(snap), b, up, shut_down), (snap, hit))
-    return hit  # type: ignore[return-value]
-
-
-def _controller_view(b: int, up: bool, facts: ControllerFacts) -> ControllerView:
-    key = (b, up, facts)
-    hit = _controller_views.get(key)
-    if hit is None:
-        hit = ControllerView(b, up, facts.active, facts.epoch, facts.live,
-                             facts.shutting_down)
-        _put(_controller_views, key, hit)
-    return hit
+def controller_view(b: int, up: bool, facts: ControllerFacts) -> ControllerView:
+    """Controller ``b``'s part of the view, from its facts."""
+    return ControllerView(b, up, facts.active, facts.epoch, facts.live, facts.shutting_down)

@@ -4,7 +4,7 @@ The reader is the live service's (``fsm.reads.materialize``); only the port diff
 ``WorldReadPort`` reads the world's ``ZooKeeper`` (its znodes hold the values themselves, so
 there is nothing to decode) and sets a watch for the reading session. The functions here are
 what the world calls through ``World.zk_read`` -- ``reader(zk, *args)``, memoised by the step
-memo by (ZooKeeper's snapshot, this function, the arguments) -- so they are module-level
+memo (``model_check.memo.steps``) by (ZooKeeper's snapshot, this function, the arguments) -- so they are module-level
 functions of plain, hashable arguments.
 """
 

@@ -18,7 +18,7 @@ they are no longer pending). The components' own layouts are named next to their
 ``fsm.broker.snapshot_codec`` (``fsm.snapshot_fields``).
 Each component caches its snapshot until something changes it (ZooKeeper, channels and
 broker cores drop their own cache; the world drops a controller's when it hands it an
-event -- ``step_memo.controller_step`` -- or replaces it), so a step re-encodes only what
+event -- ``World.controller_handle`` -- or replaces it), so a step re-encodes only what
 it touched, and ``fingerprint`` reuses the digests of the untouched components.
 
 Restore is copy-on-write: ``World.restore`` keeps the component snapshots and builds the
@@ -27,12 +27,23 @@ ZooKeeper, channels, a controller or a broker core only when something first rea
 restore an entry on first access). Until then ``snapshot()`` hands back the very same
 component tuples, and the scheduler answers ``enabled_actions()`` from them where it can
 (pending notifications, live sessions).
+
+Memos: what a search remembers across its worlds is not the world's. The search hands every
+world it runs its ``model_check.memo.Memos`` (``World(config, memos)``,
+``World.restore(snap, config, memos)``), and the world calls through it -- the cores' steps
+(``controller_handle``, ``broker_handle``), ZooKeeper and channel calls (``zk_call``,
+``zk_read``, ``ch_call``, ``ch_send``: the function to call is passed, a ``ZooKeeper`` or
+``Channels`` method), the components' facts, the restore template, the codec of its
+snapshots (``codec``, which its ZooKeeper and channels use too). What a memo answers it hands
+back through the world's public methods (``zk_becomes``, ``channels_become``,
+``controller_becomes``, ``broker_becomes``, ``cache_controller_snapshot``). Without memos (a
+replay, a test driving a world by hand) everything runs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from fsm import zk_paths as P
 from fsm.controller.snapshot_fields import CONTROLLER
@@ -42,10 +53,9 @@ from fsm.zk_session_states import ZkClientState
 from fsm.znodes import ControllerEpochZnode
 from model_check.world import actions as A
 from model_check.world import executor as X
-from model_check.world import step_memo
 from model_check.world.channels import ChannelKey, Channels, pairs_of
 from model_check.world.channels import shared as channels_shared
-from model_check.world.codec import decode, encode
+from model_check.world.codec import PLAIN, Codec
 from model_check.world.config import WorldConfig
 from model_check.world.cores import (
     fresh_controller_snapshot,
@@ -55,11 +65,14 @@ from model_check.world.cores import (
     restore_controller,
     shared_snapshot,
 )
-from model_check.world.facts import broker_facts, controller_facts
+from model_check.world.facts import BrokerFacts, ControllerFacts, broker_facts, controller_facts
 from model_check.world.fingerprint import Shared
 from model_check.world.state import Marker, PendingWrite, Proc
 from model_check.world.zookeeper import ZOOKEEPER, Notification, ZooKeeper, snapshot_has
 from model_check.world.zookeeper import shared as zk_shared
+
+if TYPE_CHECKING:
+    from model_check.memo import Memos
 
 _CONNECTING = ZkClientState.CONNECTING.value
 _SESSION = CONTROLLER.session  # the controller's ZkClientState in its snapshot
@@ -124,58 +137,19 @@ PERIODIC_TIMERS = frozenset({TimerKind.AUTO_REBALANCE.value})
 """Timers that re-arm forever: they do not keep a world from being quiescent."""
 
 
-_IDS: dict[int, tuple[WorldConfig, tuple[int, ...]]] = {}
+def restorers(config: WorldConfig) -> tuple[Callable, Callable]:
+    """``(snap, b) -> Controller`` and ``(snap, b) -> BrokerCore`` for ``config``. They close
+    over the config, not the world: a world holding a bound method of itself would be a
+    reference cycle, and every restored world would then wait for the cyclic garbage
+    collector instead of being freed when dropped."""
 
+    def make_c(snap: tuple, b: int) -> object:
+        return restore_controller(snap, config, b)
 
-def _ids(config: WorldConfig) -> tuple[int, ...]:
-    """``config.broker_ids``, memoised by the config's identity (no Python-level hash)."""
-    hit = _IDS.get(id(config))
-    if hit is None or hit[0] is not config:
-        if len(_IDS) > 64:
-            _IDS.clear()
-        hit = _IDS[id(config)] = (config, config.broker_ids)
-    return hit[1]
+    def make_b(snap: tuple, b: int) -> object:
+        return restore_broker(snap, config, b)
 
-
-_FRESH: dict[tuple[int, int], tuple[WorldConfig, tuple]] = {}
-
-
-def _fresh_controller(config: WorldConfig, b: int) -> tuple:
-    """``fresh_controller_snapshot(config, b)``, memoised by the config's identity (its
-    ``lru_cache`` hashes every field of the config: once per crash and restart)."""
-    hit = _FRESH.get((id(config), b))
-    if hit is None or hit[0] is not config:
-        if len(_FRESH) > 256:
-            _FRESH.clear()
-        hit = _FRESH[(id(config), b)] = (config, fresh_controller_snapshot(config, b))
-    return hit[1]
-
-
-broker_ids_of = _ids
-"""``broker_ids_of(config)``: ``config.broker_ids``, without building the tuple each time."""
-
-
-_RESTORERS: dict[int, tuple[WorldConfig, tuple[Callable, Callable]]] = {}
-
-
-def _restorers(config: WorldConfig) -> tuple[Callable, Callable]:
-    """``(snap, b) -> Controller`` and ``(snap, b) -> BrokerCore`` for ``config``, memoised by
-    the config's identity. They close over the config, not the world: a world holding a
-    bound method of itself would be a reference cycle, and every restored world would then
-    wait for the cyclic garbage collector instead of being freed when dropped."""
-    hit = _RESTORERS.get(id(config))
-    if hit is None or hit[0] is not config:
-        if len(_RESTORERS) > 64:
-            _RESTORERS.clear()
-
-        def make_c(snap: tuple, b: int) -> object:
-            return restore_controller(snap, config, b)
-
-        def make_b(snap: tuple, b: int) -> object:
-            return restore_broker(snap, config, b)
-
-        hit = _RESTORERS[id(config)] = (config, (make_c, make_b))
-    return hit[1]
+    return make_c, make_b
 
 
 _shared_rest = Shared()
@@ -183,24 +157,11 @@ _shared_rest = Shared()
 the same processes, queues and budgets."""
 
 
-_CANONICAL: dict[int, tuple[tuple, tuple]] = {}
+def _share(part: tuple, shared: Shared) -> tuple:
+    return shared(part)  # type: ignore[return-value]
 
 
-def _canonical(part: tuple, shared: Shared) -> tuple:
-    """``shared(part)``, remembered by ``part``'s identity first: the states of one bundle
-    share their equal components already (``marshal`` refs), and hashing a component's
-    value (ZooKeeper's is deep) costs more than one lookup."""
-    hit = _CANONICAL.get(id(part))
-    if hit is not None and hit[0] is part:
-        return hit[1]
-    out = shared(part)
-    if len(_CANONICAL) >= 100_000:
-        _CANONICAL.clear()
-    _CANONICAL[id(part)] = (part, out)  # type: ignore[assignment]
-    return out  # type: ignore[return-value]
-
-
-class _RestBase(NamedTuple):
+class RestBase(NamedTuple):
     """A ``rest`` snapshot and its fields decoded (never changed: worlds copy them)."""
 
     snap: tuple
@@ -213,62 +174,53 @@ class _RestBase(NamedTuple):
     accepted: dict[tuple[str, int], tuple[int, ...]]
 
 
-_TEMPLATES: dict[int, tuple[tuple, WorldConfig, tuple]] = {}
-
-
-def _template(snap: tuple, config: WorldConfig
-              ) -> tuple[dict, dict, _RestBase, Callable, Callable]:
-    """What ``restore`` copies for ``snap``: the cores' snapshots by broker id, the rest
-    decoded and the cores' restorers, memoised by the snapshot's identity (a state is
-    restored once to list its actions and once per successor)."""
-    hit = _TEMPLATES.get(id(snap))
-    if hit is not None and hit[0] is snap and hit[1] is config:
-        return hit[2]  # type: ignore[return-value]
-    ids = _ids(config)
-    layout = world_layout(len(ids))
-    assert len(snap) == layout.size, "a snapshot of a world with another broker count"
-    out = (dict(zip(ids, snap[layout.controllers], strict=False)),
-           dict(zip(ids, snap[layout.brokers], strict=False)),
-           _rest_base(snap[layout.rest], ids), *_restorers(config))
-    if len(_TEMPLATES) >= 20_000:
-        _TEMPLATES.clear()
-    _TEMPLATES[id(snap)] = (snap, config, out)
-    return out
-
-
-_REST_BASES: dict[int, _RestBase] = {}
-
-
-def _rest_base(rest: tuple, ids: tuple[int, ...]) -> _RestBase:
-    """``rest`` decoded, memoised by identity (the entry keeps ``rest`` alive): the worlds
-    restored from one state, and the states sharing a ``rest``, decode it once."""
-    hit = _REST_BASES.get(id(rest))
-    if hit is not None and hit.snap is rest:
-        return hit
+def decode_rest(rest: tuple, ids: tuple[int, ...], codec: Codec = PLAIN) -> RestBase:
+    """``rest`` decoded, its fields by broker id where they are per broker."""
+    decode = codec.decode
     procs, queues, writes, timers, used, admin, accepted = rest
-    hit = _RestBase(rest,
+    return RestBase(rest,
                     dict(zip(ids, [tuple.__new__(Proc, p) for p in procs], strict=False)),
                     dict(zip(ids, decode(queues), strict=False)),
                     dict(decode(writes)), set(timers), dict(used), set(admin),
                     dict(accepted))
-    if len(_REST_BASES) >= 50_000:
-        _REST_BASES.clear()
-    _REST_BASES[id(rest)] = hit
-    return hit
+
+
+class Template(NamedTuple):
+    """What ``World.restore`` copies for a snapshot (never changed: worlds copy it)."""
+
+    ids: tuple[int, ...]  # ``config.broker_ids``
+    controllers: dict[int, tuple]  # the controllers' snapshots by broker id
+    brokers: dict[int, tuple]  # the broker cores' snapshots by broker id
+    rest: RestBase
+    make_controller: Callable  # ``restorers(config)``
+    make_broker: Callable
+
+
+def template(snap: tuple, ids: tuple[int, ...],
+             rest: Callable[[tuple, tuple[int, ...]], RestBase],
+             makers: tuple[Callable, Callable]) -> Template:
+    """The ``Template`` of ``snap``, its ``rest`` decoded by ``rest`` (``decode_rest``, or
+    a memo of it)."""
+    layout = world_layout(len(ids))
+    assert len(snap) == layout.size, "a snapshot of a world with another broker count"
+    return Template(ids, dict(zip(ids, snap[layout.controllers], strict=False)),
+                    dict(zip(ids, snap[layout.brokers], strict=False)),
+                    rest(snap[layout.rest], ids), *makers)
 
 
 def _encoded_queues(queues: dict[int, tuple], ids: tuple[int, ...],
-                    base: _RestBase | None) -> tuple:
+                    base: RestBase | None, encode: Callable[[Any], Any] = PLAIN.encode) -> tuple:
     """The ``queues`` field of ``rest``: a broker's queue that is the restored one keeps the
     restored encoding (a step changes one queue at most)."""
     if base is None:
         return tuple([encode(q) if (q := queues[b]) else () for b in ids])
     was, old = base.queues, base.snap[REST.queues]
-    return tuple([old[i] if (q := queues[b]) is was[b] else _encode_queue(q, was[b], old[i])
-                  for i, b in enumerate(ids)])
+    return tuple([old[i] if (q := queues[b]) is was[b]
+                  else _encode_queue(q, was[b], old[i], encode) for i, b in enumerate(ids)])
 
 
-def _encode_queue(q: tuple, was: tuple, old: tuple) -> tuple:
+def _encode_queue(q: tuple, was: tuple, old: tuple,
+                  encode: Callable[[Any], Any] = PLAIN.encode) -> tuple:
     """``encode(q)`` where ``old`` is ``encode(was)``: a step takes the head off a queue or
     puts one event at either end, and the rest keeps its encoding."""
     if not q:
@@ -350,20 +302,28 @@ _lazy = dict.__new__
 
 
 class World:
-    def __init__(self, config: WorldConfig) -> None:
+    def __init__(self, config: WorldConfig, memos: Memos | None = None) -> None:
+        """A fresh world of ``config``. ``memos``: what the search that runs it memoises
+        (``model_check.memo``; the search gives it to every world it restores), None to
+        run everything."""
         self.config = config
-        self._zk: ZooKeeper | None = ZooKeeper()
+        self.memos = memos
+        self.codec = codec = PLAIN if memos is None else memos.codec
+        """How the world's snapshots encode and decode (the memos', or ``codec.PLAIN``)."""
+        self._zk: ZooKeeper | None = ZooKeeper(codec)
         self._zk_snap: tuple = ()
         for path in P.PERSISTENT_PATHS:
             self.zk.ensure_path(path)
         self.zk.create(P.CONTROLLER_EPOCH, ControllerEpochZnode(0))
-        self._channels: Channels | None = Channels(config.channel_bound)
+        self._channels: Channels | None = Channels(config.channel_bound, codec)
         self._ch_snap: tuple = ()
-        ids = config.broker_ids
+        self.ids = ids = config.broker_ids if memos is None else memos.templates.ids
+        """``config.broker_ids``."""
         self._csnap: dict[int, tuple] = {}
         self._bsnap: dict[int, tuple] = {}
-        self.controllers = LazyCores.over(_restorers(config)[0], self._csnap)
-        self.brokers = LazyCores.over(_restorers(config)[1], self._bsnap)
+        make_c, make_b = restorers(config) if memos is None else memos.templates.makers
+        self.controllers = LazyCores.over(make_c, self._csnap)
+        self.brokers = LazyCores.over(make_b, self._bsnap)
         for b in ids:
             self.controllers[b] = new_controller(config, b)
             self.brokers[b] = new_broker(config, b)
@@ -375,12 +335,12 @@ class World:
         self.admin_done: set[int] = set()
         self.accepted: dict[tuple[str, int], tuple[int, ...]] = {}
         """Reassignments a controller took in flight: partition -> target (the latest)."""
-        self._rest: _RestBase | None = None  # the restored ``rest`` and its decoded fields
+        self._rest: RestBase | None = None  # the restored ``rest`` and its decoded fields
 
     # ------------------------------------------------------------ snapshot
 
     def snapshot(self) -> tuple:
-        ids = _ids(self.config)
+        ids = self.ids
         zk = self._zk
         ch = self._channels
         out = [zk.snapshot() if zk is not None else self._zk_snap,
@@ -416,8 +376,9 @@ class World:
             old, same = (), (False,) * 7
         return _shared_rest((
             old[0] if same[0] else tuple([tuple(procs[b]) for b in ids]),
-            old[1] if same[1] else _encoded_queues(queues, ids, base),
-            old[2] if same[2] else encode(tuple(sorted(writes.items()))) if writes else (),
+            old[1] if same[1] else _encoded_queues(queues, ids, base, self.codec.encode),
+            old[2] if same[2] else self.codec.encode(tuple(sorted(writes.items())))
+            if writes else (),
             old[3] if same[3] else tuple(sorted(timers)),
             old[4] if same[4] else tuple(sorted(used.items())),
             old[5] if same[5] else tuple(sorted(admin)),
@@ -425,24 +386,33 @@ class World:
         ))
 
     @staticmethod
-    def canonical(snap: tuple) -> tuple:
+    def canonical(snap: tuple, memos: Memos | None = None) -> tuple:
         """An equal snapshot whose components are this process's shared objects (the ones
         ``snapshot()`` and the step memo hand out): a state that arrives from elsewhere (a
-        Spark bundle) is then known to the memos keyed by identity."""
+        Spark bundle) is then known to the memos keyed by identity (``memos``: remember
+        each component's by its identity too)."""
+        share = _share if memos is None else memos.templates.share
         zk, ch, *cores, rest = snap  # world_layout: ZooKeeper, channels, the cores, rest
-        return (_canonical(zk, zk_shared), _canonical(ch, channels_shared),
-                *[_canonical(c, shared_snapshot) for c in cores],
-                _canonical(rest, _shared_rest))
+        return (share(zk, zk_shared), share(ch, channels_shared),
+                *[share(c, shared_snapshot) for c in cores],
+                share(rest, _shared_rest))
 
     @classmethod
-    def restore(cls, snap: tuple, config: WorldConfig) -> World:
+    def restore(cls, snap: tuple, config: WorldConfig, memos: Memos | None = None) -> World:
+        """The world of snapshot ``snap`` (``memos``: as for ``World``)."""
         w = cls.__new__(cls)
         w.config = config
+        w.memos = memos
+        w.codec = PLAIN if memos is None else memos.codec
         w._zk = None
         w._zk_snap = snap[ZOOKEEPER_AT]
         w._channels = None
         w._ch_snap = snap[CHANNELS_AT]
-        csnap, bsnap, base, make_c, make_b = _template(snap, config)
+        if memos is None:
+            t = template(snap, config.broker_ids, decode_rest, restorers(config))
+        else:
+            t = memos.templates.template(snap)
+        w.ids, csnap, bsnap, base, make_c, make_b = t
         w._csnap = csnap = csnap.copy()
         w._bsnap = bsnap = bsnap.copy()
         w.controllers = lc = _lazy(LazyCores)
@@ -463,35 +433,84 @@ class World:
     def zk(self) -> ZooKeeper:
         zk = self._zk
         if zk is None:
-            zk = self._zk = ZooKeeper.restore(self._zk_snap)
+            zk = self._zk = ZooKeeper.restore(self._zk_snap, self.codec)
         return zk
 
     @property
     def channels(self) -> Channels:
         ch = self._channels
         if ch is None:
-            ch = self._channels = Channels.restore(self._ch_snap, self.config.channel_bound)
+            ch = self._channels = Channels.restore(self._ch_snap, self.config.channel_bound,
+                                                   self.codec)
         return ch
 
-    def zk_call(self, name: str, *args: object, **kwargs: object) -> Any:
-        """``self.zk.<name>(*args, **kwargs)`` for a call that may change ZooKeeper; during a
-        search the answer and the new snapshot may come from the step memo
-        (``step_memo.zk_call``) without restoring ZooKeeper."""
-        return step_memo.zk_call(self, name, args, kwargs)
-
-    def ch_call(self, name: str, *args: object) -> Any:
-        """``self.channels.<name>(*args)`` for an operation that takes messages off the
-        channels, memoised like ``zk_call`` (``step_memo.ch_call``)."""
-        return step_memo.ch_call(self, name, args)
-
-    def ch_send(self, key: ChannelKey, message: object) -> None:
-        """``self.channels.send(key, message)``, memoised like ``ch_call``
-        (``step_memo.ch_send``)."""
-        step_memo.ch_send(self, key, message)
+    def zk_call(self, fn: Callable[..., Any], *args: object, **kwargs: object) -> Any:
+        """``fn(self.zk, *args, **kwargs)`` (``fn`` a ``ZooKeeper`` method) for a call that
+        may change ZooKeeper; with a memo, while ZooKeeper is not restored, the answer and
+        the new snapshot may come from it (``StepMemo.zk_call``) without restoring it."""
+        memos = self.memos
+        if memos is None or self._zk is not None:
+            return fn(self.zk, *args, **kwargs)
+        return memos.steps.zk_call(self, fn, args, kwargs)
 
     def zk_read(self, reader: Callable[..., Any], *args: object) -> Any:
         """``reader(self.zk, *args)`` (``reads.py``), memoised like ``zk_call``."""
-        return step_memo.zk_call(self, reader, args)
+        memos = self.memos
+        if memos is None or self._zk is not None:
+            return reader(self.zk, *args)
+        return memos.steps.zk_call(self, reader, args)
+
+    def ch_call(self, fn: Callable[..., Any], *args: object) -> Any:
+        """``fn(self.channels, *args)`` (``fn`` a ``Channels`` method) for an operation that
+        takes messages off the channels, memoised like ``zk_call`` (``StepMemo.ch_call``)."""
+        memos = self.memos
+        if memos is None or self._channels is not None:
+            return fn(self.channels, *args)
+        return memos.steps.ch_call(self, fn, args)
+
+    def ch_send(self, key: ChannelKey, message: object) -> None:
+        """``self.channels.send(key, message)``, memoised like ``ch_call``
+        (``StepMemo.ch_send``)."""
+        memos = self.memos
+        if memos is None or self._channels is not None:
+            self.channels.send(key, message)
+        else:
+            memos.steps.ch_send(self, key, message)
+
+    def controller_handle(self, b: int, event: object) -> Any:
+        """``self.controllers[b].handle(event)``: the effects (with a memo, maybe the
+        recorded ones of the same step: ``StepMemo.controller_step``)."""
+        memos = self.memos
+        if memos is None:
+            ctl = self.controllers[b]  # restored first, from the snapshot about to go stale
+            self.controller_changed(b)
+            return ctl.handle(event)  # type: ignore[attr-defined]
+        return memos.steps.controller_step(self, b, event, memos.coverage)
+
+    def broker_handle(self, b: int, event: object) -> tuple[Any, Any, Any]:
+        """``self.brokers[b].handle(event)``: ``(effects, state before, state after)``
+        (with a memo, maybe the recorded ones: ``StepMemo.broker_step``)."""
+        memos = self.memos
+        if memos is not None:
+            return memos.steps.broker_step(self, b, event, memos.coverage)
+        core = self.brokers[b]
+        before = core.state  # type: ignore[attr-defined]
+        effects = core.handle(event)  # type: ignore[attr-defined]
+        return effects, before, core.state  # type: ignore[attr-defined]
+
+    def controller_facts(self, b: int) -> ControllerFacts:
+        """Controller ``b``'s facts (``facts.py``; with a memo, once per distinct snapshot)."""
+        memos = self.memos
+        if memos is None:
+            return controller_facts(self.controllers[b])  # type: ignore[arg-type]
+        return memos.facts.controller(self, b)
+
+    def broker_facts(self, b: int) -> BrokerFacts:
+        """Broker core ``b``'s facts, as ``controller_facts``."""
+        memos = self.memos
+        if memos is None:
+            return broker_facts(self.brokers[b])  # type: ignore[arg-type]
+        return memos.facts.broker(self, b)
 
     def channel_keys(self) -> list[ChannelKey]:
         """The non-empty channels, sorted, read without restoring the channels."""
@@ -504,6 +523,22 @@ class World:
         """ZooKeeper's component snapshot (without restoring it)."""
         zk = self._zk
         return zk.snapshot() if zk is not None else self._zk_snap
+
+    def zk_becomes(self, snap: tuple) -> None:
+        """ZooKeeper, not restored, is now ``snap`` (what a memo recorded the same call to
+        leave): restored from it only if something reads it."""
+        assert self._zk is None, "ZooKeeper is restored: it is the truth"
+        self._zk_snap = snap
+
+    def channels_snapshot(self) -> tuple:
+        """The channels' component snapshot (without restoring them)."""
+        ch = self._channels
+        return ch.snapshot() if ch is not None else self._ch_snap
+
+    def channels_become(self, snap: tuple) -> None:
+        """The channels, not restored, are now ``snap``, as ``zk_becomes``."""
+        assert self._channels is None, "the channels are restored: they are the truth"
+        self._ch_snap = snap
 
     def controller_snapshot(self, b: int) -> tuple:
         """Controller ``b``'s component snapshot (without restoring it)."""
@@ -520,16 +555,34 @@ class World:
     def reset_controller(self, b: int) -> None:
         """Controller ``b`` starts afresh (its process started or died): a new candidate,
         kept as the fresh snapshot until something reads it."""
+        memos = self.memos
+        self.controller_becomes(b, fresh_controller_snapshot(self.config, b) if memos is None
+                                else memos.templates.fresh_controller[b])
+
+    def controller_becomes(self, b: int, snap: tuple) -> None:
+        """Controller ``b`` is now ``snap`` (a fresh one, or what a memo recorded the same
+        step to leave): restored from it only if something reads it."""
         dict.pop(self.controllers, b, None)
-        self._csnap[b] = _fresh_controller(self.config, b)
+        self._csnap[b] = snap
+
+    def broker_becomes(self, b: int, snap: tuple) -> None:
+        """Broker core ``b`` is now ``snap``, as ``controller_becomes``."""
+        dict.pop(self.brokers, b, None)
+        self._bsnap[b] = snap
 
     def controller_changed(self, b: int) -> None:
         """Controller ``b`` is about to handle an event: its cached snapshot is stale."""
         self._csnap.pop(b, None)
 
+    def cache_controller_snapshot(self, b: int, snap: tuple) -> None:
+        """``snap`` is the snapshot of the restored controller ``b`` as it is now (an equal
+        one, shared: ``cores.shared_snapshot``), kept until it next changes."""
+        self._csnap[b] = snap
+
     def _pending(self) -> list[Notification] | tuple[Notification, ...]:
         zk = self._zk
-        return zk.pending if zk is not None else decode(self._zk_snap[ZOOKEEPER.pending])
+        return zk.pending if zk is not None \
+            else self.codec.decode(self._zk_snap[ZOOKEEPER.pending])
 
     def _next_notification(self, session: int) -> Notification | None:
         for n in self._pending():
@@ -562,7 +615,7 @@ class World:
 
     def enabled_actions(self) -> list[A.Action]:
         out: list[A.Action] = []
-        ids = _ids(self.config)
+        ids = self.ids
         procs = self.procs
         for b in ids:
             if b in self.writes:
@@ -613,7 +666,7 @@ class World:
 
     def _fault_actions(self) -> list[A.Action]:
         out: list[A.Action] = []
-        ids = _ids(self.config)
+        ids = self.ids
         if self.left(A.CRASH) > 0:
             out += [A.Action(A.CRASH, b) for b in ids if self.procs[b].up]
         if self.left(A.RESTART) > 0:
@@ -631,7 +684,7 @@ class World:
         out += [A.Action(A.EXPIRE_CONTROLLER, b) for b in ids
                 if procs[b].controller_disconnected or (
                     expire and procs[b].up
-                    and (b in self.writes or controller_facts(self, b).active))]
+                    and (b in self.writes or self.controller_facts(b).active))]
         if self.left(A.DROP) > 0:
             pairs = sorted({tuple(sorted((k.src, k.dst))) for k in self.channel_keys()})
             out += [A.Action(A.DROP, a, b) for a, b in pairs]
@@ -644,7 +697,7 @@ class World:
                         out.append(A.Action(A.ZK_DISCONNECT, b, A.BROKER_SESSION))
                     continue
                 if not p.controller_disconnected \
-                        and (b in self.writes or controller_facts(self, b).active):
+                        and (b in self.writes or self.controller_facts(b).active):
                     out.append(A.Action(A.ZK_DISCONNECT, b, A.CONTROLLER_SESSION))
                 if not p.broker_disconnected and not p.session_lost \
                         and self._alive(p.broker_session) \
@@ -686,7 +739,7 @@ class World:
             return False
         if any(self.procs[k.dst].up for k in self.channel_keys()):
             return False
-        if any(self.queues[b] for b in _ids(self.config) if self.procs[b].up):
+        if any(self.queues[b] for b in self.ids if self.procs[b].up):
             return False
         if any(p.session_lost or p.controller_disconnected or p.broker_disconnected
                for p in self.procs.values()):
@@ -700,7 +753,7 @@ class World:
         if role == "b":
             return True
         if kind == TimerKind.DELETION_RETRY.value:
-            return controller_facts(self, b).deleting
+            return self.controller_facts(b).deleting
         return kind not in PERIODIC_TIMERS
 
     def active_controller(self) -> int | None:
@@ -710,7 +763,7 @@ class World:
         return active_controller(self.zk)
 
     def broker_states(self) -> dict[int, str]:
-        return {b: broker_facts(self, b).state.value for b in self.config.broker_ids}
+        return {b: self.broker_facts(b).state.value for b in self.ids}
 
     def enqueue(self, b: int, item: object, front: bool = False) -> None:
         q = self.queues[b]

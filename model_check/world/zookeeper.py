@@ -15,11 +15,11 @@
   creates missing parents (persistent, ``EmptyZnode``) as Kafka's ``createRecursive`` does.
 
 State is one dict ``path -> Znode`` (immutable values) plus small sets. The snapshot is
-builtins only (``codec``: each ``Znode`` and its data value encoded once, memoised by
-identity) and cached until the next change: every method that changes the state drops
-``_snap``, and every change of ``nodes`` records its path in ``_dirty``, so the next
-snapshot re-encodes only those znodes. A restore copies a memoised decoded dict
-(``codec.decoded_dict``).
+builtins only (encoded by the ``codec`` it was given -- during a search the memos', which
+encodes each ``Znode`` and its data value once) and cached until the next change: every
+method that changes the state drops ``_snap``, and every change of ``nodes`` records its
+path in ``_dirty``, so the next snapshot re-encodes only those znodes. A restore copies a
+decoded dict (``Codec.decoded_dict``, shared by the memos' codec).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from typing import NamedTuple
 from fsm.effects import CheckOp, CreateOp, DeleteOp, SetDataOp, ZkOp
 from fsm.snapshot_fields import positions
 from fsm.znodes import EmptyZnode
-from model_check.world.codec import decode, decoded_dict, encode, tagged_positions
+from model_check.world.codec import PLAIN, Codec, tagged_positions
 from model_check.world.fingerprint import Shared
 
 OK = "Ok"
@@ -170,13 +170,14 @@ class _Base(NamedTuple):
 _BASES: dict[int, _Base] = {}
 
 
-def _base(snap: tuple) -> _Base:
+def _base(snap: tuple, codec: Codec) -> _Base:
     """``snap`` decoded, memoised by identity (the entry keeps ``snap`` alive)."""
     hit = _BASES.get(id(snap))
     if hit is not None and hit.snap is snap:
         return hit
     nodes, _zxid, _next, sessions, dw, cw, pending = snap
-    hit = _Base(snap, decoded_dict(nodes), set(sessions), set(dw), set(cw), decode(pending))
+    hit = _Base(snap, codec.decoded_dict(nodes), set(sessions), set(dw), set(cw),
+                codec.decode(pending))
     if len(_BASES) >= 50_000:
         _BASES.clear()
     _BASES[id(snap)] = hit
@@ -188,7 +189,9 @@ _shared_note = Shared(10_000)
 class ZooKeeper:
     """The ensemble as one linearizable store (what every client sees after a sync)."""
 
-    def __init__(self) -> None:
+    def __init__(self, codec: Codec = PLAIN) -> None:
+        """``codec``: how the snapshots encode and decode (``World.codec``)."""
+        self.codec = codec
         self.nodes: dict[str, Znode] = {"/": ROOT}
         self.zxid = 0
         self.next_session = 1
@@ -231,6 +234,7 @@ class ZooKeeper:
             return self._nodes_t
         items = list(self._nodes_t)
         nodes = self.nodes
+        encode = self.codec.encode
         for path in dirty:
             i = bisect_left(items, (path,))
             present = i < len(items) and items[i][0] == path
@@ -250,7 +254,7 @@ class ZooKeeper:
         pend = tuple(self.pending)
         last, enc = self._pending_enc
         if pend != last:
-            enc = encode(pend)
+            enc = self.codec.encode(pend)
             self._pending_enc = (pend, enc)
         return enc
 
@@ -260,9 +264,10 @@ class ZooKeeper:
         self._dirty.add(path)
 
     @classmethod
-    def restore(cls, snap: tuple) -> ZooKeeper:
+    def restore(cls, snap: tuple, codec: Codec = PLAIN) -> ZooKeeper:
         zk = cls.__new__(cls)
-        base = zk._base = _base(snap)
+        zk.codec = codec
+        base = zk._base = _base(snap, codec)
         zk._nodes_t = snap[0]
         zk.zxid, zk.next_session = snap[1], snap[2]
         zk._dirty = set()

@@ -41,7 +41,7 @@ from model_check.scenario import loads
 from model_check.world import actions as A
 from model_check.world import reads as R
 from model_check.world import state as S
-from model_check.world.channels import REQUEST, SHUTDOWN_REPLY
+from model_check.world.channels import REQUEST, SHUTDOWN_REPLY, Channels
 from model_check.world.controller_port import WorldControllerPort, driver_for
 from model_check.world.executor import run_admin
 from model_check.world.world import World
@@ -246,10 +246,10 @@ def _observe(w: World, out: list) -> None:
             out.append(("reply", key.dst, *message))
         ch_send(key, message)
 
-    def call(name: str, *args: Any) -> Any:
-        if name == "stop_sender":
+    def call(fn: Any, *args: Any) -> Any:
+        if fn is Channels.stop_sender:
             out.append(("reset",) if args[1] is None else ("remove", args[1]))
-        return ch_call(name, *args)
+        return ch_call(fn, *args)
 
     w.ch_send = send  # type: ignore[method-assign]
     w.ch_call = call  # type: ignore[method-assign]

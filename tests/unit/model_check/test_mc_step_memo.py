@@ -1,10 +1,8 @@
-"""The cores' step memo (``model_check.world.step_memo``) and the checks' edge memo change
-no answer: the same states, levels and verdicts with and without them; a patched core gets
-a memo of its own; nothing is memoised outside a search."""
+"""The search's memos (``model_check.memo``: the cores' step memo, the facts, the templates)
+and the checks' edge memo change no answer: the same states, levels and verdicts with and
+without them; memos made for other code know it; a world given none runs everything."""
 
 from __future__ import annotations
-
-from contextlib import nullcontext
 
 import pytest
 
@@ -13,10 +11,12 @@ from fsm.events import TopicDeletionRequest
 from invariants import check_transition
 from model_check import mutants, search
 from model_check.checks import default_checks
+from model_check.memo import Memos
+from model_check.memo.steps import StepMemo
 from model_check.scenario import load
 from model_check.search import Options, bfs
 from model_check.start import start
-from model_check.world import World, fingerprint, step_memo
+from model_check.world import World, WorldConfig, fingerprint
 from model_check.world.fingerprint import Near, fingerprint_near
 from model_check.world.global_view import global_view
 from model_check.world.world import world_layout
@@ -27,7 +27,31 @@ def _levels(r: search.Result) -> list[tuple[int, int, int]]:
 
 
 def _unmemoised(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(search, "memoised", lambda _config: nullcontext())
+    """Every world built or restored is given no memos."""
+    restore, init = World.restore.__func__, World.__init__  # type: ignore[attr-defined]
+
+    def plain_restore(cls: type, snap: tuple, config: WorldConfig, memos: object = None
+                      ) -> World:
+        return restore(cls, snap, config)
+
+    def plain_init(self: World, config: WorldConfig, memos: object = None) -> None:
+        init(self, config)
+
+    monkeypatch.setattr(World, "restore", classmethod(plain_restore))
+    monkeypatch.setattr(World, "__init__", plain_init)
+
+
+def _recording(monkeypatch: pytest.MonkeyPatch) -> list[Memos]:
+    """The ``Memos`` the searches make from now on."""
+    made: list[Memos] = []
+
+    class Recorded(Memos):
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            made.append(self)
+
+    monkeypatch.setattr(search, "Memos", Recorded)
+    return made
 
 
 @pytest.mark.parametrize(("scenario", "ratio", "zk_ratio"),
@@ -35,8 +59,19 @@ def _unmemoised(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_search_finds_the_same_levels_with_and_without_the_step_memo(
         scenario: str, ratio: float, zk_ratio: float, monkeypatch: pytest.MonkeyPatch) -> None:
     sc = load(scenario)
-    memo = bfs(sc, default_checks(), Options(depth=7))
-    stats = step_memo.stats()
+    setup: list[dict[str, int]] = []
+
+    def start_and_note(scenario: object, checks: object, memos: Memos) -> object:
+        st = start(scenario, checks, memos)  # type: ignore[arg-type]
+        setup.append(memos.steps.stats())  # the setup's steps are in the memo too
+        return st
+
+    with monkeypatch.context() as m:
+        made = _recording(m)
+        m.setattr(search, "start", start_and_note)
+        memo = bfs(sc, default_checks(), Options(depth=7))
+    [memos], [before] = made, setup
+    stats = {k: n - before[k] for k, n in memos.steps.stats().items()}  # the search's
     with monkeypatch.context() as m:
         _unmemoised(m)
         plain = bfs(sc, default_checks(), Options(depth=7))
@@ -53,6 +88,7 @@ def test_memoised_steps_give_the_worlds_the_plain_steps_give() -> None:
     the memo warm and once without it: the same snapshot, component by component."""
     st = start(load("mutants-restart"))
     frontier, seen = [st.snapshot], {fingerprint(st.snapshot)}
+    memos = Memos(st.config)
     checked = 0
     for _ in range(4):
         nxt = []
@@ -60,11 +96,10 @@ def test_memoised_steps_give_the_worlds_the_plain_steps_give() -> None:
             for action in World.restore(snap, st.config).enabled_actions():
                 plain = World.restore(snap, st.config)
                 plain.apply(action)
-                with step_memo.memoised(st.config):
-                    for _twice in range(2):  # the second one is a hit
-                        memo = World.restore(snap, st.config)
-                        memo.apply(action)
-                        assert memo.snapshot() == plain.snapshot(), action.describe()
+                for _twice in range(2):  # the second one is a hit
+                    memo = World.restore(snap, st.config, memos)
+                    memo.apply(action)
+                    assert memo.snapshot() == plain.snapshot(), action.describe()
                 checked += 1
                 s = plain.snapshot()
                 assert fingerprint_near(s, Near(snap)) == fingerprint(s)
@@ -75,31 +110,38 @@ def test_memoised_steps_give_the_worlds_the_plain_steps_give() -> None:
     assert checked > 100
 
 
-def test_nothing_is_memoised_outside_a_search() -> None:
+def test_a_world_given_no_memos_runs_everything(monkeypatch: pytest.MonkeyPatch) -> None:
     st = start(load("smoke"))
-    before = step_memo.stats()
+
+    def never(*_args: object) -> None:
+        raise AssertionError("a world without memos asked a memo")
+
+    for name in ("controller_step", "broker_step", "zk_call", "ch_call", "ch_send"):
+        monkeypatch.setattr(StepMemo, name, never)
     w = World.restore(st.snapshot, st.config)
-    for _ in range(5):
+    assert w.memos is None
+    steps = 0
+    for _ in range(30):
         actions = w.enabled_actions()
         if not actions:
             break
-        w.apply(actions[0])
-    assert step_memo.stats() == before
+        w.apply(actions[-1])
+        steps += 1
+    assert steps > 5
 
 
-def test_a_patched_core_gets_a_memo_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_memos_know_the_code_they_answer_for(monkeypatch: pytest.MonkeyPatch) -> None:
     config = start(load("smoke")).config
-    with step_memo.memoised(config) as clean:
-        pass
-    with step_memo.memoised(config) as again:
-        assert again is clean  # same code, same config: the memo is reused
+    clean = Memos(config)
+    assert clean.current() and Memos(config).token == clean.token  # same code, same token
     monkeypatch.setattr(controller, "_DISPATCH", {**controller._DISPATCH,
                                                   TopicDeletionRequest: lambda c, ev: None})
-    with step_memo.memoised(config) as patched:
-        assert patched is not clean and patched.token != clean.token
-    with mutants.patched("broker-ignores-broker-epoch"), \
-            step_memo.memoised(config) as mutant:
-        assert mutant is not clean and mutant is not patched
+    patched = Memos(config)
+    assert patched.token != clean.token and not clean.current()
+    with mutants.patched("broker-ignores-broker-epoch"):
+        mutant = Memos(config)
+        assert mutant.current() and not patched.current()
+        assert mutant.token not in (clean.token, patched.token)
 
 
 def test_the_mutants_are_found_after_a_clean_run_in_the_same_process() -> None:
@@ -155,19 +197,19 @@ def test_zookeeper_and_channel_calls_answered_from_the_memo_leave_them_snapshots
     st = start(load("mutants-restart"))
     w = World.restore(st.snapshot, st.config)
     crash = next(a for a in w.enabled_actions() if a.kind == "crash")
-    with step_memo.memoised(st.config):
-        first = World.restore(st.snapshot, st.config)
-        first.apply(crash)
-        again = World.restore(st.snapshot, st.config)
-        again.apply(crash)
-        assert again._zk is None  # every ZooKeeper call of the step was a hit
-        assert again._channels is None  # and so was the channels' clean-up
-        assert again.snapshot() == first.snapshot()
+    memos = Memos(st.config)
+    first = World.restore(st.snapshot, st.config, memos)
+    first.apply(crash)
+    again = World.restore(st.snapshot, st.config, memos)
+    again.apply(crash)
+    assert again._zk is None  # every ZooKeeper call of the step was a hit
+    assert again._channels is None  # and so was the channels' clean-up
+    assert again.snapshot() == first.snapshot()
 
 
 def test_a_request_delivered_again_is_answered_and_its_response_sent_from_the_memo() -> None:
     """Delivering a request takes it off its channel and puts the broker's response on
-    another (``step_memo.ch_send``): once both are in the memo, delivering it again in the
+    another (``StepMemo.ch_send``): once both are in the memo, delivering it again in the
     same state restores no channel, and the world ends as without the memo."""
     st = start(load("standard"))
     w = World.restore(st.snapshot, st.config)
@@ -183,18 +225,18 @@ def test_a_request_delivered_again_is_answered_and_its_response_sent_from_the_me
     snap, deliver = w.snapshot(), found
     plain = World.restore(snap, st.config)
     plain.apply(deliver)
-    with step_memo.memoised(st.config):
-        # a memo serves the channels only while they are not restored: the first delivery
-        # takes the request off with the real channels (and sends with them), the second
-        # finds the take in the memo and records the send
-        for _warm in range(2):
-            first = World.restore(snap, st.config)
-            first.apply(deliver)
-        misses = step_memo.stats()["ch_misses"]
-        again = World.restore(snap, st.config)
-        again.apply(deliver)
-        assert step_memo.stats()["ch_misses"] == misses
-        assert again._channels is None
+    memos = Memos(st.config)
+    # a memo serves the channels only while they are not restored: the first delivery
+    # takes the request off with the real channels (and sends with them), the second
+    # finds the take in the memo and records the send
+    for _warm in range(2):
+        first = World.restore(snap, st.config, memos)
+        first.apply(deliver)
+    misses = memos.steps.stats()["ch_misses"]
+    again = World.restore(snap, st.config, memos)
+    again.apply(deliver)
+    assert memos.steps.stats()["ch_misses"] == misses
+    assert again._channels is None
     assert again.snapshot() == first.snapshot() == plain.snapshot()
     assert len(plain.channel_keys()) >= 1  # the response is on its way
 
@@ -244,6 +286,10 @@ def test_canonical_snapshots_are_equal_and_share_this_processs_components() -> N
     assert canon == snap
     assert canon[zk] is snap[zk] and canon[rest] is snap[rest]
     assert World.canonical(copy) == canon
+    memos = Memos(st.config)  # remembers each component's by its identity too
+    for _twice in range(2):
+        again = World.canonical(copy, memos)
+        assert again == snap and again[zk] is snap[zk] and again[rest] is snap[rest]
 
 
 def test_a_quiet_step_reaches_the_same_world_and_leaves_lines_out() -> None:
@@ -268,3 +314,24 @@ def test_a_quiet_step_reaches_the_same_world_and_leaves_lines_out() -> None:
                 nxt.append(loud.snapshot())
         frontier = nxt[:30]
     assert quieter > 0
+
+
+def test_memos_counting_into_another_coverage_share_what_they_remember() -> None:
+    """A Spark task counts into its own ``Coverage`` with its run's memos
+    (``Memos.counting``): the same tables, another count."""
+    from model_check.coverage import Coverage
+
+    st = start(load("smoke"))
+    memos = Memos(st.config)
+    cov = Coverage()
+    counting = memos.counting(cov)
+    assert memos.counting(None) is memos and counting.counting(cov) is counting
+    assert counting.coverage is cov and memos.coverage is None
+    assert (counting.steps, counting.facts, counting.views, counting.templates,
+            counting.renames, counting.token) == (memos.steps, memos.facts, memos.views,
+                                                  memos.templates, memos.renames, memos.token)
+    w = World.restore(st.snapshot, st.config, counting)
+    w.apply(next(a for a in w.enabled_actions() if a.kind == "crash"))
+    for _ in range(10):  # then progress: the cores handle what the crash set off
+        w.apply(w.enabled_actions()[0])
+    assert sum(cov.steps.values()) > 0 and memos.steps.stats()["misses"] > 0

@@ -68,9 +68,9 @@ from model_check.world.world import (
     PROC,
     REST,
     TIMER,
+    RestBase,
     RestSnapshotFields,
     TimerFields,
-    _RestBase,
     world_layout,
 )
 from model_check.world.zookeeper import ZNODE, ZOOKEEPER, Znode, ZooKeeperSnapshotFields
@@ -106,7 +106,7 @@ def test_the_layouts_of_values_have_the_fields_of_the_values() -> None:
     assert AppliedFields._fields == _names(AppliedMark)
     assert BrokerInfoFields._fields == _names(BrokerInfo)
     assert ZkSeenFields._fields == (*_names(LeaderAndIsr), "version")
-    assert _RestBase._fields == ("snap", *RestSnapshotFields._fields)
+    assert RestBase._fields == ("snap", *RestSnapshotFields._fields)
 
 
 def _check_controller(snap: tuple, restore: Callable[[tuple], Controller]) -> None:

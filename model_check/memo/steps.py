@@ -1,0 +1,234 @@
+"""The step memo: ``(component snapshot, event) -> (new snapshot, effects)``.
+
+``Controller.handle`` and ``BrokerCore.handle`` are pure (the core does no I/O and keeps no
+clock): what a core does with an event is a function of its snapshot, the event and its
+config. Across the interleavings of a search the same core meets the same event in the same
+state again and again -- on ``standard`` 99% of the ~42,000 ``handle`` calls to depth 8 repeat
+one already made -- so a world given a memo (``World(config, memos)``) asks it before it
+restores a core and runs it.
+
+A hit hands back the new snapshot and the effects the first call produced: the very same
+objects, so the snapshot's digest (``fingerprint.part_digest``), the codec's encodings of the
+requests in the effects and the views built on them are memo hits further on too. The core is
+left as a snapshot in the world (``World.controller_becomes``/``broker_becomes``), restored
+only if something reads it later. A miss runs the core as before and records what it did.
+
+The same holds for ZooKeeper (``zk_call``): expiring a session, popping a notification,
+committing a write or reading what a queued event needs is a function of ZooKeeper's
+snapshot and the call (the function called: a ``ZooKeeper`` method or a reader of
+``model_check.world.reads``), and a hit leaves ZooKeeper a snapshot (``World.zk_becomes``),
+never restored. And for the channels (``ch_call``, ``ch_send``): taking messages off them,
+sending one.
+
+A world without a memo -- a replay, a test driving a world by hand, the setup of a scenario
+run without coverage -- runs the cores every time. The memo belongs to one ``WorldConfig``
+(the cores' configs derive from it) and one version of the code (``Memos.token``): the
+search that owns it gives it only to worlds of that config.
+
+Events the codec cannot encode (a value holding a list) are not memoised: the core runs.
+The memo is bounded (cleared when full); clearing it only costs time.
+
+**Coverage.** A recorded step keeps, besides its effects, what it did in the coverage's terms
+(``coverage.controller_items``/``broker_items``: an interned int worked out from the core's
+state-change log when the step first runs; the log is then emptied -- the search reads
+none). With a ``coverage.Coverage`` to count into (``Memos.coverage``) every step, hit or
+miss, adds one to that int's count. Steps the memo does not serve count the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from model_check.coverage import Coverage, broker_items, controller_items
+from model_check.world.channels import Channels
+from model_check.world.codec import Codec
+from model_check.world.cores import shared_snapshot
+from model_check.world.fingerprint import part_digest
+
+if TYPE_CHECKING:
+    from model_check.world.channels import ChannelKey
+    from model_check.world.world import World
+
+LIMIT = 100_000
+"""Entries per table (about 1% of the steps of a search miss: ``standard`` to depth 10 needs
+a few thousand)."""
+
+_send = Channels.send
+
+
+class StepMemo:
+    """The cores' steps, the ZooKeeper calls and the channel operations of one search."""
+
+    __slots__ = ("ch", "ch_hits", "ch_misses", "codec", "entries", "hits", "misses", "zk",
+                 "zk_hits", "zk_misses")
+
+    def __init__(self, codec: Codec) -> None:
+        self.codec = codec  # the events' keys: their encodings
+        self.entries: dict[tuple, tuple] = {}  # the cores' steps
+        self.hits = 0
+        self.misses = 0
+        self.zk: dict[tuple, tuple] = {}  # ZooKeeper calls (``zk_call``)
+        self.zk_hits = 0
+        self.zk_misses = 0
+        self.ch: dict[tuple, tuple] = {}  # channel operations (``ch_call``, ``ch_send``)
+        self.ch_hits = 0
+        self.ch_misses = 0
+
+    def _event_key(self, event: object) -> Any:
+        try:
+            return self.codec.encode_once(event)
+        except TypeError:
+            return None
+
+    def _store(self, key: tuple, value: tuple) -> None:
+        entries = self.entries
+        if len(entries) >= LIMIT:
+            entries.clear()
+        entries[key] = value
+        self.misses += 1
+
+    def controller_step(self, w: World, b: int, event: object, cov: Coverage | None) -> Any:
+        """``w.controllers[b].handle(event)``: the effects."""
+        ek = self._event_key(event)
+        if ek is None:
+            ctl = w.controllers[b]
+            w.controller_changed(b)
+            if cov is None:
+                return ctl.handle(event)  # type: ignore[attr-defined]
+            log = ctl.state_change_log  # type: ignore[attr-defined]
+            n = len(log)
+            effects = ctl.handle(event)  # type: ignore[attr-defined]
+            cov.step(controller_items(
+                ctl.last_handled, event, b, ctl.state_change_log[n:]))  # type: ignore[attr-defined]
+            return effects
+        key = ("c", b, part_digest(w.controller_snapshot(b)), ek)
+        hit = self.entries.get(key)
+        if hit is not None:
+            self.hits += 1
+            w.controller_becomes(b, hit[0])
+            if cov is not None:
+                cov.step(hit[2])
+            return hit[1]
+        ctl = w.controllers[b]
+        w.controller_changed(b)
+        log = ctl.state_change_log  # type: ignore[attr-defined]
+        n = len(log)
+        effects = ctl.handle(event)  # type: ignore[attr-defined]
+        log = ctl.state_change_log  # type: ignore[attr-defined]
+        items = controller_items(ctl.last_handled, event, b, log[n:])  # type: ignore[attr-defined]
+        del log[:]
+        snap = shared_snapshot(ctl.snapshot())  # type: ignore[attr-defined]
+        w.cache_controller_snapshot(b, snap)
+        self._store(key, (snap, tuple(effects), items))
+        if cov is not None:
+            cov.step(items)
+        return effects
+
+    def broker_step(self, w: World, b: int, event: object, cov: Coverage | None
+                    ) -> tuple[Any, Any, Any]:
+        """``w.brokers[b].handle(event)``: ``(effects, state before, state after)``."""
+        ek = self._event_key(event)
+        if ek is not None:
+            key = ("b", b, part_digest(w.broker_snapshot(b)), ek)
+            hit = self.entries.get(key)
+            if hit is not None:
+                self.hits += 1
+                w.broker_becomes(b, hit[0])
+                if cov is not None:
+                    cov.step(hit[4])
+                return hit[1], hit[2], hit[3]
+        core = w.brokers[b]
+        before = core.state  # type: ignore[attr-defined]
+        log = core.state_change_log  # type: ignore[attr-defined]
+        n = len(log)
+        effects = core.handle(event)  # type: ignore[attr-defined]
+        after = core.state  # type: ignore[attr-defined]
+        items = -1
+        if ek is not None or cov is not None:
+            items = broker_items(event, log[n:])
+        if ek is not None:
+            del log[:]
+            snap = shared_snapshot(core.snapshot())  # type: ignore[attr-defined]
+            self._store(key, (snap, tuple(effects), before, after, items))
+            w.broker_becomes(b, snap)  # the world holds the shared snapshot, as on a hit
+        if cov is not None:
+            cov.step(items)
+        return effects, before, after
+
+    def zk_call(self, w: World, fn: Callable[..., Any], args: tuple,
+                kwargs: dict[str, Any] | None = None) -> Any:
+        """``fn(w.zk, *args, **kwargs)`` while ZooKeeper is not restored in ``w``, by
+        (ZooKeeper's snapshot, the call): a hit leaves ZooKeeper a snapshot (the new one: a
+        read may register watches), never restored. Answers are immutable values, shared by
+        every hit."""
+        snap = w.zk_snapshot()
+        key = (id(snap), fn, args, tuple(kwargs.items()) if kwargs else ())
+        entries = self.zk
+        hit = entries.get(key)
+        if hit is not None and hit[0] is snap:
+            self.zk_hits += 1
+            w.zk_becomes(hit[2])
+            return hit[1]
+        zk = w.zk
+        result = fn(zk, *args, **kwargs) if kwargs else fn(zk, *args)
+        if type(result) is list:
+            result = tuple(result)  # shared by every hit: immutable
+        if len(entries) >= LIMIT:
+            entries.clear()
+        entries[key] = (snap, result, zk.snapshot())  # the entry keeps ``snap`` alive
+        self.zk_misses += 1
+        return result
+
+    def ch_call(self, w: World, fn: Callable[..., Any], args: tuple) -> Any:
+        """``fn(w.channels, *args)`` while the channels are not restored in ``w``, by (the
+        channels' snapshot, the call), as ``zk_call``. For the operations that take messages
+        off channels (``pop``, ``remove``, ``drop``, ``process_gone``, ``drop_connection``):
+        their arguments are small keys."""
+        snap = w.channels_snapshot()
+        key = (id(snap), fn, args)
+        entries = self.ch
+        hit = entries.get(key)
+        if hit is not None and hit[0] is snap:
+            self.ch_hits += 1
+            w.channels_become(hit[2])
+            return hit[1]
+        ch = w.channels
+        result = fn(ch, *args)
+        if len(entries) >= LIMIT:
+            entries.clear()
+        entries[key] = (snap, result, ch.snapshot())  # the entry keeps ``snap`` alive
+        self.ch_misses += 1
+        return result
+
+    def ch_send(self, w: World, key: ChannelKey, message: object) -> None:
+        """``w.channels.send(key, message)`` while the channels are not restored in ``w``, by
+        (the channels' snapshot, the key, the message's encoding), as ``ch_call``: a hit
+        leaves the channels a snapshot -- the one the first such send made. A request or a
+        response is sent in many states whose channels are the same."""
+        ek = self._event_key(message)
+        if ek is None:
+            w.channels.send(key, message)
+            return
+        snap = w.channels_snapshot()
+        k = (id(snap), _send, key, ek)
+        entries = self.ch
+        hit = entries.get(k)
+        if hit is not None and hit[0] is snap:
+            self.ch_hits += 1
+            w.channels_become(hit[2])
+            return
+        ch = w.channels
+        ch.send(key, message)  # raises ChannelFull over the bound: nothing is recorded
+        if len(entries) >= LIMIT:
+            entries.clear()
+        entries[k] = (snap, None, ch.snapshot())  # the entry keeps ``snap`` alive
+        self.ch_misses += 1
+
+    def stats(self) -> dict[str, int]:
+        """Hits, misses and entries: the cores' steps, the ZooKeeper calls (``zk_``) and
+        the channel operations (``ch_``)."""
+        return {"hits": self.hits, "misses": self.misses, "entries": len(self.entries),
+                "zk_hits": self.zk_hits, "zk_misses": self.zk_misses,
+                "zk_entries": len(self.zk), "ch_hits": self.ch_hits,
+                "ch_misses": self.ch_misses}
