@@ -3,8 +3,9 @@ total, the rate and the time left, on standard error only.
 
 Three modes, chosen when the ``Progress`` is entered:
 
-* ``bar`` -- standard error is a terminal (``rich``'s test, so ``FORCE_TERMINAL`` and
-  ``TTY_COMPATIBLE`` count): a ``rich.progress`` bar, redrawn ``REDRAW_PER_S`` times a second
+* ``bar`` -- standard error is a terminal (its ``isatty()``: ``FORCE_COLOR`` and
+  ``TTY_COMPATIBLE``, which rich would follow and CI systems set, do not count) whose
+  ``TERM`` is not ``dumb``: a ``rich.progress`` bar, redrawn ``REDRAW_PER_S`` times a second
   by rich's thread, which reads the count then (``advance`` is an addition and a clock
   read). It is removed when the work ends. While it shows, lines
   printed to standard error -- and to standard output when that is a terminal too -- go
@@ -23,6 +24,7 @@ written to standard output, so ``--json -`` output stays JSON only.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -71,6 +73,13 @@ def plain_line(what: str, done: int, total: int, unit: str, elapsed: float) -> s
         percent=100 * done // total if total else 100,
         rate=rate_text(done / elapsed if elapsed > 0 else 0.0),
         elapsed=clock_text(elapsed), eta="?" if eta is None else clock_text(eta))
+
+
+def _stderr_is_a_terminal() -> bool:
+    try:
+        return sys.stderr.isatty() and os.environ.get("TERM", "").lower() != "dumb"
+    except (AttributeError, ValueError):  # no stderr, or a closed one
+        return False
 
 
 class _RateEta(ProgressColumn):
@@ -125,9 +134,9 @@ class Progress:
         self._t0 = self.clock()
         if not self.enabled:
             return self
-        console = Console(stderr=True)
-        if self.stream is None and console.is_terminal and not console.is_dumb_terminal:
+        if self.stream is None and _stderr_is_a_terminal():
             self.mode = "bar"
+            console = Console(stderr=True, force_terminal=True)
             self._bar = _Counted(
                 lambda: self.done, TextColumn("{task.description}"), BarColumn(bar_width=24),
                 MofNCompleteColumn(),
