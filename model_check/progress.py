@@ -6,20 +6,21 @@ Three modes, chosen when the ``Progress`` is entered:
 * ``bar`` -- standard error is a terminal (its ``isatty()``: ``FORCE_COLOR`` and
   ``TTY_COMPATIBLE``, which rich would follow and CI systems set, do not count) whose
   ``TERM`` is not ``dumb``: a ``rich.progress`` bar, redrawn ``REDRAW_PER_S`` times a second
-  by rich's thread, which reads the count then (``advance`` is an addition and a clock
-  read). It is removed when the work ends. While it shows, lines
-  printed to standard error -- and to standard output when that is a terminal too -- go
-  above it; standard output piped elsewhere is left alone.
+  by rich's thread, which reads the count then (``advance`` only adds to it). It is removed
+  when the work ends. While it shows, what ``print`` writes to standard error -- and to
+  standard output when that is a terminal too (the same screen) -- is printed above it
+  through standard error; standard output piped elsewhere is left alone. A rich ``Console``
+  writes past that redirection: print through ``Progress.console`` instead.
 * ``plain`` -- standard error is not a terminal (CI logs, pipes): no control characters, one
   line at most every ``PLAIN_EVERY_S`` seconds, the first one ``PLAIN_EVERY_S`` after the
   start (a short run prints none), each ``PLAIN_FORMAT``, e.g.
   ``progress: deep --random: 42000/100000 steps (42%), 3100 steps/s, elapsed 0:00:13, eta
   0:00:18``.
-* ``off`` -- ``enabled=False`` (``--quiet``, tests): nothing.
+* ``off`` -- ``enabled=False``: nothing (for a ``--quiet``; no command using this has one).
 
 The rate is the average since the start (done / elapsed), the same in the bar and the lines;
-the time left is what remains at that rate (``?`` before anything is done). Nothing is ever
-written to standard output, so ``--json -`` output stays JSON only.
+the time left is what remains at that rate (``?`` before anything is done). The progress
+itself never goes to standard output, so ``--json -`` output stays JSON only.
 """
 
 from __future__ import annotations
@@ -156,6 +157,13 @@ class Progress:
         if self._bar is not None:
             self._bar.stop()
             self._bar = None
+
+    @property
+    def console(self) -> Console | None:
+        """The bar's console while it shows (else None). A rich console of the caller's
+        bypasses the bar's redirection of the standard streams: to print on the terminal
+        the bar is on without tearing it, print through this one."""
+        return None if self._bar is None else self._bar.console
 
     def advance(self, n: int = 1) -> None:
         """``n`` more units done: the bar reads the count when it redraws; a plain line is

@@ -81,5 +81,7 @@ def chaos(brokers: int, faults: int, seed: int, hosts: str | None,
     console.print(f"kcontrol chaos: seed {seed}, {faults} fault(s), {brokers} brokers; "
                   f"logs in {settings.directory}")
     with Progress(f"chaos seed {seed}", faults, "faults") as bar:
+        if bar.console is not None and console.file.isatty():
+            console = bar.console  # the same screen: narrate above the bar, not through it
         code, _ = run_campaign(settings, console, json_out, on_fault=lambda _: bar.advance())
     raise SystemExit(code)
