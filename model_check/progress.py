@@ -36,6 +36,7 @@ from typing import Any, TextIO
 from rich.console import Console, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, ProgressColumn, Task, TextColumn
 from rich.progress import Progress as RichProgress
+from rich.table import Column
 from rich.text import Text
 
 REDRAW_PER_S = 4
@@ -83,11 +84,15 @@ def _stderr_is_a_terminal() -> bool:
         return False
 
 
+def _whole() -> Column:
+    return Column(no_wrap=True)
+
+
 class _RateEta(ProgressColumn):
     """``3100 steps/s  elapsed 0:00:13  eta 0:00:18``, from the average rate so far."""
 
     def __init__(self, unit: str) -> None:
-        super().__init__()
+        super().__init__(table_column=_whole())
         self.unit = unit
 
     def render(self, task: Task) -> Text:
@@ -138,10 +143,11 @@ class Progress:
         if self.stream is None and _stderr_is_a_terminal():
             self.mode = "bar"
             console = Console(stderr=True, force_terminal=True)
-            self._bar = _Counted(
-                lambda: self.done, TextColumn("{task.description}"), BarColumn(bar_width=24),
-                MofNCompleteColumn(),
-                TextColumn(f"{self.unit} [progress.percentage]{{task.percentage:>3.0f}}%"),
+            self._bar = _Counted(  # the texts keep whole; a narrow terminal shrinks the bar
+                lambda: self.done, TextColumn("{task.description}", table_column=_whole()),
+                BarColumn(bar_width=20), MofNCompleteColumn(table_column=_whole()),
+                TextColumn("[progress.percentage]{task.percentage:>3.0f}%",
+                           table_column=_whole()),
                 _RateEta(self.unit), console=console, transient=True,
                 refresh_per_second=REDRAW_PER_S, redirect_stdout=sys.stdout.isatty(),
                 redirect_stderr=True)
