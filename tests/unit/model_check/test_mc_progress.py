@@ -140,3 +140,22 @@ def test_a_bar_only_when_standard_error_is_a_terminal(monkeypatch: pytest.Monkey
         p.advance(10)
     assert p.mode == "bar"
     assert "\x1b[" in terminal.getvalue() and "progress:" not in terminal.getvalue()
+
+
+def test_chaos_counts_the_faults_done(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The wiring only (no cluster): every audited fault advances the count."""
+    from adapters.cli import chaos_cmd
+
+    def campaign(settings, console, json_out, on_fault):  # noqa: ANN001, ANN202
+        for _ in range(settings.faults):
+            on_fault(None)
+        return 0, None
+
+    monkeypatch.setattr(chaos_cmd, "run_campaign", campaign)
+    monkeypatch.setattr(progress, "PLAIN_EVERY_S", 0.0)
+    r = CliRunner().invoke(main, ["chaos", "--faults", "3", "--dir", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith("progress:")]
+    assert [ln.split(",")[0] for ln in lines] == [
+        f"progress: chaos seed 1: {k}/3 faults ({100 * k // 3}%)" for k in (1, 2, 3)]
+    assert all(LINE.fullmatch(ln) for ln in lines) and "progress:" not in r.stdout
