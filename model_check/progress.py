@@ -29,7 +29,6 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable
-from datetime import timedelta
 from types import TracebackType
 from typing import Any, TextIO
 
@@ -52,11 +51,14 @@ decimal below 10), ``eta`` ``?`` while nothing is done."""
 
 
 def clock_text(seconds: float) -> str:
-    """``seconds`` as H:MM:SS."""
-    return str(timedelta(seconds=int(seconds)))
+    """``seconds`` as H:MM:SS (the hours unbounded: ``30:00:00``, never ``1 day, ...``)."""
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}"
 
 
 def rate_text(rate: float) -> str:
+    """A whole number, or one decimal below 10."""
     return f"{rate:.1f}" if rate < 10 else f"{rate:.0f}"
 
 

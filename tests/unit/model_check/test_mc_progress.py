@@ -46,6 +46,8 @@ def test_the_plain_line_has_the_documented_format() -> None:
     assert LINE.fullmatch(line)
     assert plain_line("x", 0, 5, "faults", 0.0).endswith("0.0 faults/s, elapsed 0:00:00, eta ?")
     assert LINE.fullmatch(plain_line("chaos seed 1", 3, 20, "faults", 95.0))
+    assert plain_line("x", 1, 10, "faults", 4 * 3600.0).endswith(
+        "elapsed 4:00:00, eta 36:00:00")
 
 
 def test_plain_lines_come_at_most_every_interval_and_not_before_the_first() -> None:
