@@ -4,6 +4,12 @@ The ``kcontrol`` command registers them (``adapters.cli``); ``model_check/spark/
 runs ``check`` as a spark-submit application. The checker imports no adapter: the command line
 imports the checker, never the reverse.
 
+The exhaustive search prints a table row per level; its ``rss MiB`` column is the current
+resident set of this process (``model_check.memory``; with ``--engine spark`` the driver's,
+not the executors'). ``--random`` shows its steps done of ``--steps`` with the rate and the
+time left (``model_check.progress``: a bar when standard error is a terminal, else a plain line
+at most every 10 s), on standard error only.
+
 Exit codes: 0 pass, 1 violation (or a replay that reproduces it), 2 usage or scenario error.
 """
 
@@ -23,6 +29,8 @@ from model_check import coverage as coverage_mod
 from model_check import mutants
 from model_check.graph import DEFAULT_LIMIT, GraphTooLarge, StateGraph
 from model_check.json_option import json_option, to_stdout, write_json
+from model_check.memory import rss_mib_text
+from model_check.progress import Progress
 from model_check.scenario import ScenarioError, load
 from model_check.search import Level, Options, Result, bfs
 from model_check.spark import cli as spark_cli
@@ -140,14 +148,17 @@ def _check(outputs_complete: Callable[[], None], scenario: str, mutant: str | No
     graph = StateGraph(graph_limit) if graph_out else None
     cov = coverage_mod.Coverage() if coverage_on else None
     if random_:
-        result = walks(sc, checks, steps, seed, depth, on_walk=None, coverage=cov)
+        with Progress(f"{sc.name} --random", steps, "steps") as bar:
+            result = walks(sc, checks, steps, seed, depth,
+                           on_walk=lambda walk: bar.advance(walk.generated), coverage=cov)
     else:
         console.print(f"{'level':>5} {'frontier':>9} {'generated':>10} {'new':>9} "
-                      f"{'dupes':>9} {'seconds':>8}")
+                      f"{'dupes':>9} {'seconds':>8} {'rss MiB':>8}")
         with console.status("exploring ...") as status:
             def on_level(lv: Level) -> None:
                 console.print(f"{lv.depth:>5} {lv.frontier:>9} {lv.generated:>10} "
-                              f"{lv.new:>9} {lv.duplicates:>9} {lv.seconds:>8.2f}")
+                              f"{lv.new:>9} {lv.duplicates:>9} {lv.seconds:>8.2f} "
+                              f"{rss_mib_text():>8}")
                 status.update(f"exploring level {lv.depth + 1} ({lv.new} states) ...")
             if engine == "spark":
                 try:

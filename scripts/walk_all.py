@@ -8,6 +8,9 @@
 Each row is what ``kcontrol check SCENARIO --random --steps N --seed S`` reports; a
 violation's trace is saved as that command saves it (``--trace-out``). The walks of one
 scenario and seed are deterministic, so a failing row is reproduced by that command.
+The rows go to standard output; the walks done of all, their rate and the time left to
+standard error (``model_check.progress``: a bar on a terminal, else a plain line at most
+every 10 s).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ if str(ROOT) not in sys.path:
 
 from model_check import counterexample as cx  # noqa: E402
 from model_check.checks import default_checks  # noqa: E402
+from model_check.progress import Progress  # noqa: E402
 from model_check.scenario import load, shipped_names  # noqa: E402
 from model_check.walk import walks  # noqa: E402
 
@@ -82,9 +86,11 @@ def main(argv: list[str] | None = None) -> int:
           f"{'deepest':>7} {'seconds':>8}", flush=True)
     t0 = time.perf_counter()
     rows: list[dict] = []
-    with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
+    with multiprocessing.get_context("spawn").Pool(args.jobs) as pool, \
+            Progress("walk_all", len(jobs), "walks") as bar:
         for row in pool.imap(one, jobs):
             rows.append(row)
+            bar.advance()
             print(f"{row['scenario']:<20} {row['seed']:>4} {row['verdict']:<9} "
                   f"{row['steps']:>8} {row['distinct']:>9} {row['deepest']:>7} "
                   f"{row['seconds']:>8.1f}", flush=True)

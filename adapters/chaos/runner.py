@@ -132,6 +132,8 @@ class Campaign:
     stale: dict[int, int | None] = field(default_factory=dict)
     """Broker -> the registration epoch it had before the fault: not live while it shows."""
     t0: float = field(default_factory=time.monotonic)
+    on_fault: Callable[[FaultRecord], None] | None = None
+    """Called with each fault's record once it is audited (``kcontrol chaos``'s progress)."""
 
     def __post_init__(self) -> None:
         s = self.settings
@@ -253,6 +255,8 @@ class Campaign:
                                          "what": what})
         self.report.records.append(record)
         self.progress(step, record, st)
+        if self.on_fault is not None:
+            self.on_fault(record)
         return record
 
     def progress(self, step: Step, record: FaultRecord, st: ZkState | None) -> None:
@@ -628,11 +632,13 @@ def _raise_stop(signum: int, _frame: Any) -> None:
 
 
 def run_campaign(settings: Settings, console: Console | None = None,
-                 json_path: Path | None = None) -> tuple[int, Report]:
+                 json_path: Path | None = None,
+                 on_fault: Callable[[FaultRecord], None] | None = None) -> tuple[int, Report]:
     """Run, report, stop everything (also on Ctrl-C/SIGTERM/SIGHUP). Returns (exit code,
-    report): 0 only when violations, losses and stuck operations are all none."""
+    report): 0 only when violations, losses and stuck operations are all none. ``on_fault``
+    is called with each fault's record once it is audited."""
     console = console or Console(width=max(Console().width, 160))
-    campaign = Campaign(settings, console)
+    campaign = Campaign(settings, console, on_fault=on_fault)
     handled = (signal.SIGTERM, signal.SIGHUP)
     previous = {s: signal.signal(s, _raise_stop) for s in handled}
     code = 0

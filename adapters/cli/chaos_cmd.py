@@ -1,5 +1,9 @@
 """``kcontrol chaos``: the fault campaign (``adapters.chaos``) on a cluster it starts and stops.
 
+While it runs, the faults done of ``--faults`` show with their rate and the time left on
+standard error (``model_check.progress``: a bar on a terminal, else a plain line at most every
+10 s).
+
 Exit codes: 0 when no audit violation, no loss and no stuck operation was found; 1 otherwise
 (or when the cluster could not be started); 2 usage; 130 interrupted (everything started is
 stopped in every case).
@@ -20,6 +24,7 @@ from adapters.cli.controller_cmd import _valid_hosts
 from adapters.cli.zk_options import zookeeper_auth_option, zookeeper_hosts_option
 from adapters.zookeeper.connect import ZkAuth
 from model_check.json_option import json_option, to_stdout
+from model_check.progress import Progress
 
 
 @click.command("chaos", short_help="Run a seeded fault campaign on a local cluster.")
@@ -75,5 +80,8 @@ def chaos(brokers: int, faults: int, seed: int, hosts: str | None,
     console = Console(width=max(Console().width, 160), stderr=to_stdout(json_out))
     console.print(f"kcontrol chaos: seed {seed}, {faults} fault(s), {brokers} brokers; "
                   f"logs in {settings.directory}")
-    code, _ = run_campaign(settings, console, json_out)
+    with Progress(f"chaos seed {seed}", faults, "faults") as bar:
+        if bar.console is not None and console.file.isatty():
+            console = bar.console  # the same screen: narrate above the bar, not through it
+        code, _ = run_campaign(settings, console, json_out, on_fault=lambda _: bar.advance())
     raise SystemExit(code)
