@@ -196,10 +196,10 @@ def test_sigterm_moves_leadership_before_exit(ready: Cluster, observer: KazooCli
         wait_until(lambda: len(moved_at) == len(led), 10, "the leadership moves seen")
         for tp in led:
             assert moved_at[tp] < closed_at, f"{tp} moved only after the broker left"
-        log = ready.brokers[victim].log_file.read_text()
-        assert "RUNNING -> PENDING_CONTROLLED_SHUTDOWN" in log
-        assert "PENDING_CONTROLLED_SHUTDOWN -> SHUTTING_DOWN" in log
-        assert "retries exhausted" not in log
+        changes = ready.brokers[victim].state_change_log.read_text()  # the lifecycle moves
+        assert "RUNNING -> PENDING_CONTROLLED_SHUTDOWN" in changes
+        assert "PENDING_CONTROLLED_SHUTDOWN -> SHUTTING_DOWN" in changes
+        assert "retries exhausted" not in ready.brokers[victim].log_file.read_text()
         assert_audit_passes(observer)
     finally:
         ready.forget(victim)
