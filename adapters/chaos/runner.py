@@ -85,6 +85,9 @@ class Settings:
     settle_timeout_s: float | None = None
     op_timeout_s: float | None = None
     time_limit_s: float | None = None
+    log_config: Path | None = None
+    """Every broker's ``--log-config`` (None: the default setup: ``state-change.log`` beside
+    each broker's log)."""
 
     @property
     def session_s(self) -> float:
@@ -153,7 +156,8 @@ class Campaign:
         # the cluster hands the identity to its brokers through their environment (off `ps`)
         self.cluster = Cluster.create(s.directory, s.brokers, zookeeper=s.zookeeper,
                                       session_timeout_ms=s.session_timeout_ms,
-                                      die_with_parent=True, zookeeper_auth=s.auth)
+                                      die_with_parent=True, zookeeper_auth=s.auth,
+                                      log_config=s.log_config)
         what = "a 3-server ZooKeeper ensemble and " if self.cluster.ensemble_dir else ""
         self.say(f"starting {what}{s.brokers} brokers in {s.directory} (session timeout "
                  f"{s.session_timeout_ms} ms) ...")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -21,6 +22,7 @@ from adapters.chaos.plan import make_plan
 from adapters.chaos.runner import Settings, run_campaign
 from adapters.cli.admin_cmd import quiet_kazoo
 from adapters.cli.controller_cmd import _valid_hosts
+from adapters.cli.log_options import log_config_option
 from adapters.cli.zk_options import zookeeper_auth_option, zookeeper_hosts_option
 from adapters.zookeeper.connect import ZkAuth
 from model_check.json_option import json_option, to_stdout
@@ -55,10 +57,14 @@ from model_check.progress import Progress
               help="Stop injecting after this many seconds [default: 300 + 90 per fault].")
 @click.option("--plan", "show_plan", is_flag=True,
               help="Print the plan the seed gives and exit (starts nothing).")
+@log_config_option("Give every broker of the campaign this logging configuration (a JSON file "
+                   "holding a logging.config.dictConfig dictionary) instead of the default "
+                   "setup.")
 def chaos(brokers: int, faults: int, seed: int, hosts: str | None,
           zookeeper_auth: ZkAuth | None, json_out: Path | None, session_timeout_ms: int,
           directory: Path | None, settle_timeout: float | None, op_timeout: float | None,
-          time_limit: float | None, show_plan: bool) -> None:
+          time_limit: float | None, show_plan: bool,
+          log_config: tuple[Path, dict[str, Any]] | None) -> None:
     """Run a seeded fault campaign on a local cluster: admin actions interleaved with kill -9,
     SIGSTOP past the session timeout, controlled shutdowns, ZooKeeper server kills and
     server-side session expiry; after each fault, wait for recovery and audit ZooKeeper and
@@ -76,7 +82,8 @@ def chaos(brokers: int, faults: int, seed: int, hosts: str | None,
                         zookeeper=hosts, auth=zookeeper_auth,
                         session_timeout_ms=session_timeout_ms,
                         settle_timeout_s=settle_timeout, op_timeout_s=op_timeout,
-                        time_limit_s=time_limit)
+                        time_limit_s=time_limit,
+                        log_config=log_config[0] if log_config else None)
     console = Console(width=max(Console().width, 160), stderr=to_stdout(json_out))
     console.print(f"kcontrol chaos: seed {seed}, {faults} fault(s), {brokers} brokers; "
                   f"logs in {settings.directory}")

@@ -27,6 +27,7 @@ COMMANDS = {
                "PLAINTEXT://127.0.0.1:0", "--connect-timeout", "0.1"],
     "cluster up": ["cluster", "up", "--zookeeper", "127.0.0.1:1"],
     "cluster demo": ["cluster", "demo"],
+    "chaos": ["chaos", "--faults", "1"],
 }
 BAD_FILES = {
     "not JSON": ("{version: 1", "not valid JSON"),
@@ -55,7 +56,7 @@ def test_a_bad_log_config_is_a_usage_error(tmp_path: Path, command: str, problem
     assert not (tmp_path / ".kcontrol").exists()  # nothing started, nothing written
 
 
-@pytest.mark.parametrize("command", ["cluster up", "cluster demo"])
+@pytest.mark.parametrize("command", ["cluster up", "cluster demo", "chaos"])
 def test_the_cluster_commands_check_the_file_before_starting(tmp_path: Path,
                                                               command: str) -> None:
     missing = tmp_path / "missing.json"
