@@ -1,6 +1,6 @@
 """Logging of the long-running commands (``kcontrol controller``, ``kcontrol broker``, and the
-brokers ``kcontrol cluster up``/``demo`` start): the ``--log-dir`` and ``--log-config`` options
-and the setup they choose.
+brokers ``kcontrol cluster up``/``demo`` and ``kcontrol chaos`` start): the ``--log-dir`` and
+``--log-config`` options and the setup they choose.
 
 Default setup, as Kafka's log4j configuration: the server log on stderr, and the state-change
 loggers (``kcontrol.state.change``: the controller's; ``kcontrol.broker.state.change``: the
