@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import strategies as st
 
 from adapters.network.codec.primitives import UINT32_MAX, int_bounds
-from adapters.network.codec.schema import Array, Bool, Bytes, Int, Str, Struct, TaggedFields, Type
+from adapters.network.codec.schema import (
+    Array,
+    Bool,
+    Bytes,
+    Field,
+    Int,
+    Str,
+    Struct,
+    TaggedFields,
+    Type,
+)
 
 TEXT = st.text(max_size=10)
 
@@ -35,3 +46,22 @@ def values(t: Type) -> st.SearchStrategy[Any]:
 
 def _maybe_null(s: st.SearchStrategy[Any], nullable: bool) -> st.SearchStrategy[Any]:
     return st.none() | s if nullable else s
+
+
+def values_with(t: Type, field: Callable[[Field], st.SearchStrategy[Any] | None]
+                ) -> st.SearchStrategy[Any]:
+    """Values of ``t`` like ``values``, but each struct field drawn from ``field(f)`` where it
+    gives a strategy (None: the field's own values, walked the same way): how a test narrows
+    the values to what another implementation can hold."""
+    if isinstance(t, Struct):
+        return st.fixed_dictionaries({f.name: _field_values(f, field) for f in t.fields})
+    if isinstance(t, Array) and isinstance(t.item, Struct):
+        items = st.lists(values_with(t.item, field), max_size=3)
+        return st.none() | items if t.nullable else items
+    return values(t)
+
+
+def _field_values(f: Field, field: Callable[[Field], st.SearchStrategy[Any] | None]
+                  ) -> st.SearchStrategy[Any]:
+    chosen = field(f)
+    return chosen if chosen is not None else values_with(f.type, field)

@@ -25,7 +25,7 @@ from kafka.protocol import metadata as kp_metadata
 from kafka.protocol.old import api_versions as kp_old_api_versions
 from kafka.protocol.old import metadata as kp_old_metadata
 from kafka.protocol.old import types as kp_old_types
-from netcodec_strategies import TEXT, values
+from netcodec_strategies import TEXT, values_with
 
 from adapters.network.codec import registry
 from adapters.network.codec.apis import api_versions
@@ -173,20 +173,15 @@ def strip_tags(value: Any) -> Any:
 
 def crossable(t: Type) -> st.SearchStrategy[Any]:
     """Values of ``t`` kafka-python can hold: tagged fields only of tags it does not declare."""
-    if isinstance(t, Struct):
-        return st.fixed_dictionaries({f.name: _crossable_field(f) for f in t.fields})
-    if isinstance(t, Array) and isinstance(t.item, Struct):
-        items = st.lists(crossable(t.item), max_size=3)
-        return st.none() | items if t.nullable else items
-    return values(t)
+    return values_with(t, _crossable_field)
 
 
-def _crossable_field(f: Field) -> st.SearchStrategy[Any]:
+def _crossable_field(f: Field) -> st.SearchStrategy[Any] | None:
     if f.name == TAGGED_FIELDS:
         return st.dictionaries(
             st.integers(FIRST_UNDECLARED_TAG, UINT32_MAX), st.binary(max_size=6), max_size=2
         )
-    return crossable(f.type)
+    return None
 
 
 def readable_by_kp(api_key: int, version: int, kind: str, body: dict[str, Any]) -> bool:

@@ -27,7 +27,7 @@ from kio.schema.request_header.v2.header import RequestHeader as KioRequestHeade
 from kio.schema.response_header.v0.header import ResponseHeader as KioResponseHeaderV0
 from kio.schema.response_header.v1.header import ResponseHeader as KioResponseHeaderV1
 from kio.serial import _introspect as kio_introspect
-from netcodec_strategies import TEXT, values
+from netcodec_strategies import TEXT, values_with
 
 from adapters.network.codec import registry
 from adapters.network.codec.dispatch import encode_request, encode_response
@@ -39,7 +39,7 @@ from adapters.network.codec.headers import (
     response_header_version,
 )
 from adapters.network.codec.primitives import int_bounds
-from adapters.network.codec.schema import TAGGED_FIELDS, Array, Field, Struct, Type
+from adapters.network.codec.schema import TAGGED_FIELDS, Field, Struct, Type
 from adapters.network.codec.wire import decode, encode
 
 CASES = [
@@ -140,20 +140,15 @@ def kio_decode(entity_type: type, data: bytes) -> Any:
 
 def crossable(t: Type) -> st.SearchStrategy[Any]:
     """Values of ``t`` that kio can hold: error codes it knows, no unknown tagged fields."""
-    if isinstance(t, Struct):
-        return st.fixed_dictionaries({f.name: _crossable_field(f) for f in t.fields})
-    if isinstance(t, Array) and isinstance(t.item, Struct):
-        items = st.lists(crossable(t.item), max_size=3)
-        return st.none() | items if t.nullable else items
-    return values(t)
+    return values_with(t, _crossable_field)
 
 
-def _crossable_field(f: Field) -> st.SearchStrategy[Any]:
+def _crossable_field(f: Field) -> st.SearchStrategy[Any] | None:
     if f.name == TAGGED_FIELDS:
         return st.just({})
     if f.name == "error_code":
         return st.sampled_from(KNOWN_ERROR_CODES)
-    return crossable(f.type)
+    return None
 
 
 def kio_message(api_key: int, version: int, kind: str) -> type:
