@@ -1,0 +1,72 @@
+"""A partition and a topic as the image holds them, and how a ``PartitionChangeRecord``
+changes a partition.
+
+Epochs (reference/kraft.md, KAFKA-15021): the partition epoch increases on every change; the
+leader epoch increases only when the record carries a leader (``leader != -2``). Whether an
+ISR-only change carries the leader is the controller's decision, not replay's."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fsm.kraft.records.uuid import Uuid
+from fsm.kraft.records.values import (
+    LEADER_UNCHANGED,
+    PartitionChangeRecord,
+    PartitionRecord,
+    Replicas,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionImage:
+    replicas: Replicas
+    isr: Replicas
+    removing_replicas: Replicas = ()
+    adding_replicas: Replicas = ()
+    leader: int = -1
+    leader_epoch: int = 0
+    partition_epoch: int = 0
+
+    @staticmethod
+    def of(record: PartitionRecord) -> PartitionImage:
+        return PartitionImage(record.replicas, record.isr, record.removing_replicas,
+                              record.adding_replicas, record.leader, record.leader_epoch,
+                              record.partition_epoch)
+
+    def record(self, topic_id: Uuid, partition_id: int) -> PartitionRecord:
+        return PartitionRecord(partition_id, topic_id, self.replicas, self.isr,
+                               self.removing_replicas, self.adding_replicas, self.leader,
+                               self.leader_epoch, self.partition_epoch)
+
+    def merge(self, change: PartitionChangeRecord) -> PartitionImage:
+        leader, leader_epoch = self.leader, self.leader_epoch
+        if change.leader != LEADER_UNCHANGED:
+            leader, leader_epoch = change.leader, leader_epoch + 1
+        return PartitionImage(
+            self.replicas if change.replicas is None else change.replicas,
+            self.isr if change.isr is None else change.isr,
+            self.removing_replicas if change.removing_replicas is None
+            else change.removing_replicas,
+            self.adding_replicas if change.adding_replicas is None else change.adding_replicas,
+            leader, leader_epoch, self.partition_epoch + 1)
+
+    @property
+    def reassigning(self) -> bool:
+        return bool(self.adding_replicas or self.removing_replicas)
+
+    def target_replicas(self) -> Replicas:
+        """Where a reassignment is going: the replicas without those being removed."""
+        if not self.removing_replicas:
+            return self.replicas
+        return tuple(r for r in self.replicas if r not in self.removing_replicas)
+
+
+@dataclass(slots=True)
+class TopicImage:
+    name: str
+    topic_id: Uuid
+    partitions: dict[int, PartitionImage] = field(default_factory=dict)
+
+    def copy(self) -> TopicImage:
+        return TopicImage(self.name, self.topic_id, dict(self.partitions))
