@@ -1,4 +1,5 @@
-"""Draw the four transition tables for reviews, from the very tables the controller runs.
+"""Draw the transition tables for reviews, from the very tables the cores run: all six
+(``fsm.tables.ALL_TABLES``, ZooKeeper mode's four and KRaft mode's two).
 
 Each table's ``machine_spec()`` feeds a ``transitions`` GraphMachine; the
 Mermaid engine needs nothing installed, the Graphviz engine writes DOT text

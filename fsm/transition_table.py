@@ -1,7 +1,9 @@
 """A transition table declared once, as data, and what is compiled from it.
 
-Every state change in kcontrol goes through one of four tables (partition,
-replica, ZooKeeper client session, broker session). A table is a frozen set
+Every state change in kcontrol goes through one of the tables of ``fsm.tables``: four
+in ZooKeeper mode (partition, replica, ZooKeeper client session, broker session) and
+two in KRaft mode (broker membership at the quorum controller, KRaft broker
+lifecycle). A table is a frozen set
 of ``(source, target)`` pairs over an ``enum.Enum`` of states. From that one
 declaration we derive:
 

@@ -6,9 +6,9 @@ search's ``Memos.coverage``; ``Checks.on_edge``'s ``cov``) the checker counts
 * **core steps** -- for every ``Controller.handle`` and ``BrokerCore.handle`` the world runs:
   the handler that acted on the event (``Controller.last_handled``; a broker's by event type,
   a controller request by its class, a timer by its kind), every **transition** of the four
-  tables the step took
-  (read from the state-change logs: ``partition``/``replica``/``session`` records of the
-  controller, ``transition`` records of the broker core), the **decision kinds** committed
+  ZooKeeper-mode tables (``fsm.tables.ZK_TABLES``; no ZooKeeper world takes the KRaft ones)
+  the step took (read from the state-change logs: ``partition``/``replica``/``session``
+  records of the controller, ``transition`` records of the broker core), the **decision kinds** committed
   and the **leader selectors** that chose a leader (``leader_selection.selector_of`` over
   the controller's ``leader`` records), and the **protocol paths** of ``PATHS`` -- branches
   inside one handler that reviewers asked to see exercised (a broker bounce, a reassignment
@@ -40,14 +40,14 @@ from fsm.controller.controller import HANDLED_EVENTS as CONTROLLER_EVENTS
 from fsm.controller.leader_selection import DECISION_KINDS, SELECTORS, selector_of
 from fsm.controller.records import Entities
 from fsm.events import TimerKind
-from fsm.tables import ALL_TABLES
+from fsm.tables import ZK_TABLES
 from fsm.values import LeaderAndIsr
 from invariants import CATALOGUE
 
 Items = tuple[tuple[tuple, int], ...]
 """What one core step did: ``((key, times), ...)``, keys as in ``_report``."""
 
-_TABLE_OF_ENUM = {t.states: t.name for t in ALL_TABLES.values()}
+_TABLE_OF_ENUM = {t.states: t.name for t in ZK_TABLES.values()}
 _BROKER_MOVES = {f"{a.value} -> {b.value}": (BROKER_TABLE.name, a.value, b.value)
                  for a, b in BROKER_TABLE.pairs}
 _TRANSITION_KINDS = frozenset({"partition", "replica", "session"})
@@ -239,7 +239,7 @@ def _report(cov: Coverage) -> dict:
         name = key[-1] if len(key) < 4 else f"{key[2]} -> {key[3]}"
         by.setdefault(group, {})[name] = n
     tables = {}
-    for name, t in ALL_TABLES.items():
+    for name, t in ZK_TABLES.items():
         pairs = sorted(f"{a.value} -> {b.value}" for a, b in t.pairs)
         tables[name] = _taken_and_never(by.get(f"transition/{name}", {}), pairs)
     out = {

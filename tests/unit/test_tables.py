@@ -1,4 +1,5 @@
-"""The four tables hold exactly the seeds' transitions, and the two compiled forms agree."""
+"""The six tables (ZooKeeper mode's four, KRaft mode's two) hold exactly the seeds' transitions
+and our declared readings of them, and the two compiled forms agree."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fsm.broker_states import BROKER_TABLE, BrokerState
+from fsm.kraft.broker_lifecycle_states import KRAFT_BROKER_TABLE, KRaftBrokerState
+from fsm.kraft.membership_states import MEMBERSHIP_TABLE, BrokerMembership
 from fsm.partition_states import PARTITION_TABLE, PartitionState, partition_label
 from fsm.replica_states import REPLICA_TABLE, ReplicaState, replica_label
-from fsm.tables import ALL_TABLES
+from fsm.tables import ALL_TABLES, KRAFT_TABLES, ZK_TABLES
 from fsm.transition_table import IllegalTransition, table, trigger_name
 from fsm.zk_session_states import ZK_SESSION_TABLE, ZkClientState
 
@@ -64,6 +67,30 @@ PENDING_CONTROLLED_SHUTDOWN -> SHUTTING_DOWN, RECOVERY, NOT_RUNNING
 SHUTTING_DOWN -> NOT_RUNNING
 """
 
+# Seed 004's three membership states plus Kafka's CONTROLLED_SHUTDOWN, as the quorum
+# controller moves them (see fsm/kraft/membership_states.py).
+CHOSEN_MEMBERSHIP = """
+UNREGISTERED -> FENCED
+FENCED -> FENCED, ACTIVE, UNREGISTERED
+ACTIVE -> FENCED, CONTROLLED_SHUTDOWN, UNREGISTERED
+CONTROLLED_SHUTDOWN -> FENCED, UNREGISTERED
+"""
+
+# Seed 004's broker state machine as a KRaft broker runs it
+# (fsm/kraft/broker_lifecycle_states.py).
+CHOSEN_KRAFT_BROKER = """
+NOT_RUNNING -> STARTING
+STARTING -> RECOVERY, SHUTTING_DOWN, NOT_RUNNING
+RECOVERY -> RUNNING, SHUTTING_DOWN, NOT_RUNNING
+RUNNING -> PENDING_CONTROLLED_SHUTDOWN, SHUTTING_DOWN, NOT_RUNNING
+PENDING_CONTROLLED_SHUTDOWN -> SHUTTING_DOWN, NOT_RUNNING
+SHUTTING_DOWN -> NOT_RUNNING
+"""
+
+TERMINAL = {("zookeeper-session", "CLOSED")}
+"""States with no way out, by table: a closed ZooKeeper session is over (a new one is a new
+client, starting again at NOT_CONNECTED). Every other state of every table has a move."""
+
 
 @pytest.mark.parametrize(
     ("tbl", "expected"),
@@ -72,6 +99,8 @@ SHUTTING_DOWN -> NOT_RUNNING
         (REPLICA_TABLE, SEED_REPLICA),
         (ZK_SESSION_TABLE, SEED_ZK),
         (BROKER_TABLE, CHOSEN_BROKER),
+        (MEMBERSHIP_TABLE, CHOSEN_MEMBERSHIP),
+        (KRAFT_BROKER_TABLE, CHOSEN_KRAFT_BROKER),
     ],
     ids=lambda x: getattr(x, "name", ""),
 )
@@ -89,12 +118,30 @@ def test_state_names_are_the_seeds():
     assert [s.value for s in BrokerState] == [
         "NOT_RUNNING", "STARTING", "RECOVERY", "RUNNING", "PENDING_CONTROLLED_SHUTDOWN",
         "SHUTTING_DOWN"]
+    assert [s.value for s in BrokerMembership] == [
+        "UNREGISTERED", "FENCED", "ACTIVE", "CONTROLLED_SHUTDOWN"]
+    assert [s.value for s in KRaftBrokerState] == [s.value for s in BrokerState]
+
+
+def test_the_tables_are_six_four_zookeeper_two_kraft():
+    assert list(ZK_TABLES) == ["partition", "replica", "zookeeper-session", "broker-session"]
+    assert list(KRAFT_TABLES) == ["kraft-broker-membership", "kraft-broker-lifecycle"]
+    assert ALL_TABLES == {**ZK_TABLES, **KRAFT_TABLES} and len(ALL_TABLES) == 6
+    # one enum per table: the checker's coverage finds a table by its state enum
+    assert len({t.states for t in ALL_TABLES.values()}) == len(ALL_TABLES)
+
+
+def test_every_state_has_a_way_out_or_is_declared_terminal():
+    for t in ALL_TABLES.values():
+        for s in t.states:
+            assert bool(t.targets(s)) != ((t.name, s.value) in TERMINAL), (t.name, s)
 
 
 def test_a_crash_is_possible_from_every_broker_state():
-    for s in BrokerState:
-        if s is not BrokerState.NOT_RUNNING:
-            assert BROKER_TABLE.is_valid(s, BrokerState.NOT_RUNNING), s
+    for tbl, states in ((BROKER_TABLE, BrokerState), (KRAFT_BROKER_TABLE, KRaftBrokerState)):
+        for s in states:
+            if s is not states.NOT_RUNNING:
+                assert tbl.is_valid(s, states.NOT_RUNNING), (tbl.name, s)
 
 
 def test_every_state_is_reachable_from_the_initial_state():

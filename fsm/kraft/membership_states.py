@@ -1,0 +1,84 @@
+"""The KRaft broker membership table: a broker as the quorum controller sees it (seed 004).
+
+Seed 004 ("The Three Cluster Membership States") names three states -- unregistered,
+registered but fenced, registered and active -- and "Controlled Shutdown" adds the one Kafka's
+controller keeps beside them (``BrokerControlState.CONTROLLED_SHUTDOWN``):
+
+* ``UNREGISTERED`` -- no registration: the controller knows no endpoints, no epoch, no
+  incarnation id. The broker is not part of the cluster.
+* ``FENCED`` -- registered (endpoints, rack, broker epoch, incarnation id are kept) but not
+  available: not in MetadataResponse, in no ISR, never chosen leader. A new registration is
+  fenced; so is a broker whose lease ran out (a crashed broker stays here).
+* ``ACTIVE`` -- registered and unfenced: in MetadataResponse, may lead and be in ISRs.
+* ``CONTROLLED_SHUTDOWN`` -- active, but it asked to shut down (heartbeat ``WantShutDown``)
+  while leading partitions: the controller moves its leaderships off it and answers
+  ``ShouldShutDown`` once they are gone and the change is committed.
+
+Moves are the controller's, one per record it writes (``RegisterBrokerRecord``,
+``UnfenceBrokerRecord``, ``FenceBrokerRecord``, ``UnregisterBrokerRecord``; the controlled
+shutdown is in-memory state of the active controller, as in Kafka). Each move's reason is on
+its line in the table below.
+
+Not moves (the core must not call ``check`` for them; no record is written):
+
+* a heartbeat that changes nothing: FENCED and not yet eligible (``WantFence`` or metadata
+  offset behind its registration record), ACTIVE and wanting nothing, CONTROLLED_SHUTDOWN
+  with leaderships still to move;
+* **FENCED + WantShutDown**: Kafka's controller grants a fenced broker an immediate shutdown
+  (``SHUTDOWN_NOW``, answered ``ShouldShutDown``) and writes nothing -- it has no leaderships
+  to move and is already fenced, so it *stays* FENCED; it never enters CONTROLLED_SHUTDOWN;
+* ``UnregisterBroker`` of a broker that is not registered (the seed answers NONE): no record.
+
+Re-registration is a move even when the state stays FENCED: a ``BrokerRegistrationRequest``
+(a new incarnation id once the old one's lease is gone, or the same one resent after a lost
+response) writes a new ``RegisterBrokerRecord`` with a new, higher broker epoch, and a
+registration is always fenced. So FENCED -> FENCED is declared, and ACTIVE and
+CONTROLLED_SHUTDOWN fall back to FENCED on it. No state reaches ACTIVE or CONTROLLED_SHUTDOWN
+without going through FENCED: unfencing needs a heartbeat caught up with the registration.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from fsm.transition_table import TransitionTable, table
+
+
+class BrokerMembership(enum.Enum):
+    UNREGISTERED = "UNREGISTERED"
+    FENCED = "FENCED"
+    ACTIVE = "ACTIVE"
+    CONTROLLED_SHUTDOWN = "CONTROLLED_SHUTDOWN"
+
+
+_M = BrokerMembership
+
+MEMBERSHIP_TABLE: TransitionTable[BrokerMembership] = table(
+    "kraft-broker-membership",
+    BrokerMembership,
+    _M.UNREGISTERED,
+    {
+        _M.UNREGISTERED: [
+            _M.FENCED,  # BrokerRegistration: RegisterBrokerRecord, new epoch, fenced
+        ],
+        _M.FENCED: [
+            _M.FENCED,  # re-registration (new incarnation past the lease, or a resend): new epoch
+            _M.ACTIVE,  # heartbeat WantFence=false, metadata offset >= its registration record's
+            _M.UNREGISTERED,  # UnregisterBroker: UnregisterBrokerRecord
+        ],
+        _M.ACTIVE: [
+            _M.FENCED,  # lease expired, WantFence, immediate shutdown (no leaders), re-registered
+            _M.CONTROLLED_SHUTDOWN,  # heartbeat WantShutDown while it still leads partitions
+            _M.UNREGISTERED,  # UnregisterBroker: UnregisterBrokerRecord
+        ],
+        _M.CONTROLLED_SHUTDOWN: [
+            _M.FENCED,  # leaders moved and committed (ShouldShutDown), lease expired, re-registered
+            _M.UNREGISTERED,  # UnregisterBroker: UnregisterBrokerRecord
+        ],
+    },
+)
+
+
+def member_label(broker_id: int) -> str:
+    """How a broker is named in the membership table's errors: ``broker 2``."""
+    return f"broker {broker_id}"
