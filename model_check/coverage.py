@@ -8,11 +8,12 @@ search's ``Memos.coverage``; ``Checks.on_edge``'s ``cov``) the checker counts
   a controller request by its class, a timer by its kind), every **transition** of the four
   ZooKeeper-mode tables (``fsm.tables.ZK_TABLES``; no ZooKeeper world takes the KRaft ones)
   the step took (read from the state-change logs: ``partition``/``replica``/``session``
-  records of the controller, ``transition`` records of the broker core), the **decision kinds** committed
-  and the **leader selectors** that chose a leader (``leader_selection.selector_of`` over
-  the controller's ``leader`` records), and the **protocol paths** of ``PATHS`` -- branches
-  inside one handler that reviewers asked to see exercised (a broker bounce, a reassignment
-  that adds replicas, a controlled shutdown of the controller's own broker);
+  records of the controller, ``transition`` records of the broker core), the **decision
+  kinds** committed and the **leader selectors** that chose a leader
+  (``leader_selection.selector_of`` over the controller's ``leader`` records), and the
+  **protocol paths** of ``PATHS`` -- branches inside one handler that reviewers asked to see
+  exercised (a broker bounce, a reassignment that adds replicas, a controlled shutdown of the
+  controller's own broker);
 * **invariants** -- on every state and every step the engine checks, which invariants were
   evaluated, whose premise held (``Invariant.premise``: where it does not, the invariant
   held vacuously), which were waived and whether they would have failed
