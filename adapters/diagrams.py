@@ -48,6 +48,10 @@ def _graph(t: TransitionTable, engine: str):
         graph_engine=engine,
         show_conditions=False,
         show_state_attributes=False,
+        # transitions drops from the drawing any ``to_X`` event that has a move from every
+        # state, taking it for an auto transition; ours are all declared (the spec turns auto
+        # transitions off), so draw them all -- the membership table's to_FENCED is one.
+        show_auto_transitions=True,
         **t.machine_spec(),
     )
     return model.get_graph()

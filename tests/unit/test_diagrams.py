@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,21 @@ def test_every_transition_is_drawn():
         t = ALL_TABLES[d.table]
         for a, b in t.pairs:
             assert f"  {a.value} --> {b.value}: to_{b.value}" in d.content, (d.table, a, b)
+
+
+def test_a_move_into_one_state_from_every_state_is_drawn():
+    """transitions takes a ``to_X`` event with a move from every state for an auto transition
+    and leaves it out of the drawing unless told not to: ours are declared moves."""
+    from adapters.diagrams import mermaid
+    from fsm.transition_table import table
+
+    class S(enum.Enum):
+        A = "A"
+        B = "B"
+
+    drawn = mermaid(table("every-to-b", S, S.A, {S.A: [S.B], S.B: [S.B, S.A]}))
+    for a, b in (("A", "B"), ("B", "B"), ("B", "A")):
+        assert f"  {a} --> {b}: to_{b}" in drawn, (a, b)
 
 
 def test_rendering_is_deterministic():
