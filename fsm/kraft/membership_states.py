@@ -14,10 +14,17 @@ controller keeps beside them (``BrokerControlState.CONTROLLED_SHUTDOWN``):
   while leading partitions: the controller moves its leaderships off it and answers
   ``ShouldShutDown`` once they are gone and the change is committed.
 
-Moves are the controller's, one per record it writes (``RegisterBrokerRecord``,
-``UnfenceBrokerRecord``, ``FenceBrokerRecord``, ``UnregisterBrokerRecord``; the controlled
-shutdown is in-memory state of the active controller, as in Kafka). Each move's reason is on
-its line in the table below.
+The values are lower case, the seed's words -- unlike the other tables, whose values are their
+members' names -- because they are what ``fsm.kraft.image.membership_of`` spells from a
+registration's flags, so ``BrokerMembership(membership_of(reg))`` is the state
+the image holds (``tests/unit/kraft`` holds the two to each other).
+
+Moves are the controller's, one per record it writes: ``RegisterBrokerRecord`` (the controller
+always writes it fenced), ``UnfenceBrokerRecord`` / ``FenceBrokerRecord`` (or the fenced field
+of ``BrokerRegistrationChangeRecord``), ``UnregisterBrokerRecord``. Entering controlled
+shutdown is in-memory state of the active controller in seed 004; released Kafka records it
+(``BrokerRegistrationChangeRecord``'s ``InControlledShutdown``, which ``fsm.kraft.image``
+replays). Each move's reason is on its line in the table below.
 
 Not moves (the core must not call ``check`` for them; no record is written):
 
@@ -45,10 +52,10 @@ from fsm.transition_table import TransitionTable, table
 
 
 class BrokerMembership(enum.Enum):
-    UNREGISTERED = "UNREGISTERED"
-    FENCED = "FENCED"
-    ACTIVE = "ACTIVE"
-    CONTROLLED_SHUTDOWN = "CONTROLLED_SHUTDOWN"
+    UNREGISTERED = "unregistered"
+    FENCED = "fenced"
+    ACTIVE = "active"
+    CONTROLLED_SHUTDOWN = "controlled_shutdown"
 
 
 _M = BrokerMembership

@@ -70,10 +70,10 @@ SHUTTING_DOWN -> NOT_RUNNING
 # Seed 004's three membership states plus Kafka's CONTROLLED_SHUTDOWN, as the quorum
 # controller moves them (see fsm/kraft/membership_states.py).
 CHOSEN_MEMBERSHIP = """
-UNREGISTERED -> FENCED
-FENCED -> FENCED, ACTIVE, UNREGISTERED
-ACTIVE -> FENCED, CONTROLLED_SHUTDOWN, UNREGISTERED
-CONTROLLED_SHUTDOWN -> FENCED, UNREGISTERED
+unregistered -> fenced
+fenced -> fenced, active, unregistered
+active -> fenced, controlled_shutdown, unregistered
+controlled_shutdown -> fenced, unregistered
 """
 
 # Seed 004's broker state machine as a KRaft broker runs it
@@ -119,7 +119,7 @@ def test_state_names_are_the_seeds():
         "NOT_RUNNING", "STARTING", "RECOVERY", "RUNNING", "PENDING_CONTROLLED_SHUTDOWN",
         "SHUTTING_DOWN"]
     assert [s.value for s in BrokerMembership] == [
-        "UNREGISTERED", "FENCED", "ACTIVE", "CONTROLLED_SHUTDOWN"]
+        "unregistered", "fenced", "active", "controlled_shutdown"]
     assert [s.value for s in KRaftBrokerState] == [s.value for s in BrokerState]
 
 

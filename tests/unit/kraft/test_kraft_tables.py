@@ -11,7 +11,9 @@ from fsm.kraft.broker_lifecycle_states import (
     KRAFT_BROKER_TABLE,
     KRaftBrokerState,
 )
+from fsm.kraft.image import BrokerRegistration, membership_of
 from fsm.kraft.membership_states import MEMBERSHIP_TABLE, BrokerMembership, member_label
+from fsm.kraft.records.uuid import ZERO_UUID
 from fsm.transition_table import IllegalTransition
 
 M = BrokerMembership
@@ -63,6 +65,21 @@ def test_active_and_controlled_shutdown_are_reached_only_through_fenced() -> Non
     assert MEMBERSHIP_TABLE.valid_previous(M.CONTROLLED_SHUTDOWN) == (M.ACTIVE,)
     # every registration (the only way in from UNREGISTERED) lands on FENCED
     assert MEMBERSHIP_TABLE.targets(M.UNREGISTERED) == frozenset({M.FENCED})
+
+
+def test_the_image_spells_exactly_the_tables_states() -> None:
+    """``membership_of`` (the image's flags) names a ``BrokerMembership`` value, every one."""
+    reg = BrokerRegistration(1, 10, ZERO_UUID)
+    spelled = [
+        (membership_of(None), M.UNREGISTERED),
+        (membership_of(reg), M.FENCED),
+        (membership_of(reg.unfence()), M.ACTIVE),
+        (membership_of(reg.unfence().enter_controlled_shutdown()), M.CONTROLLED_SHUTDOWN),
+        (membership_of(reg.unfence().enter_controlled_shutdown().fence()), M.FENCED),
+    ]
+    for value, state in spelled:
+        assert BrokerMembership(value) is state, value
+    assert {state for _, state in spelled} == set(M)
 
 
 def test_every_registered_state_can_be_fenced_and_unregistered() -> None:
