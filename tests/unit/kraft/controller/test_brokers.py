@@ -1,0 +1,147 @@
+"""BrokerRegistration, BrokerHeartbeat, UnregisterBroker and leases."""
+
+from __future__ import annotations
+
+from fsm.errors import ErrorCode
+from fsm.kraft.controller import requests as rq
+from fsm.kraft.membership_states import BrokerMembership as M
+from fsm.kraft.records.values import BrokerFeature, FeatureLevelRecord, RegisterBrokerRecord
+from tests.unit.kraft.controller.harness import CLUSTER, Harness
+
+
+def test_registration_epoch_is_the_record_offset_and_rises_per_id() -> None:
+    h = Harness()
+    first = h.register(1)
+    assert first.error == ErrorCode.NONE
+    assert isinstance(h.log[first.broker_epoch], RegisterBrokerRecord)
+    assert h.ctl.membership(1) is M.FENCED
+    h.register(2)
+    h.tick(20_000)  # broker 1's session runs out; a new incarnation may register
+    second = h.register(1, incarnation=77)
+    assert second.broker_epoch > first.broker_epoch
+    assert h.log[second.broker_epoch].incarnation_id != h.log[first.broker_epoch].incarnation_id
+
+
+def test_a_retried_registration_gets_the_same_epoch_and_appends_nothing() -> None:
+    h = Harness()
+    first = h.register(1)
+    length = len(h.log)
+    again = h.register(1)
+    assert again == first
+    assert len(h.log) == length
+
+
+def test_another_incarnation_with_a_live_session_is_a_duplicate() -> None:
+    h = Harness()
+    h.register(1)
+    h.tick(5_000)
+    assert h.register(1, incarnation=2).error == ErrorCode.DUPLICATE_BROKER_REGISTRATION
+
+
+def test_wrong_cluster_and_unsupported_features_are_refused() -> None:
+    h = Harness()
+    bad = h.ask(rq.BrokerRegistrationRequest(1, "other", b"\x01" * 16))
+    assert bad.error == ErrorCode.INCONSISTENT_CLUSTER_ID
+    h.ctl.image.apply(FeatureLevelRecord("metadata.version", 1, 3))
+    h.ctl.committed.apply(FeatureLevelRecord("metadata.version", 1, 3))
+    old = h.ask(rq.BrokerRegistrationRequest(1, CLUSTER, b"\x01" * 16,
+                                             features=(BrokerFeature("metadata.version", 1, 2),)))
+    assert old.error == ErrorCode.UNSUPPORTED_VERSION
+    ok = h.ask(rq.BrokerRegistrationRequest(1, CLUSTER, b"\x01" * 16,
+                                            features=(BrokerFeature("metadata.version", 1, 5),)))
+    assert ok.error == ErrorCode.NONE
+
+
+def test_unfenced_only_when_caught_up_and_not_wanting_fence() -> None:
+    h = Harness()
+    epoch = h.register(1).broker_epoch
+    behind = h.heartbeat(1, offset=epoch - 1)
+    assert behind.is_fenced and not behind.is_caught_up
+    wants = h.heartbeat(1, want_fence=True)
+    assert wants.is_fenced and wants.is_caught_up
+    assert h.ctl.membership(1) is M.FENCED
+    ok = h.heartbeat(1, offset=epoch)
+    assert not ok.is_fenced
+    assert h.ctl.membership(1) is M.ACTIVE
+
+
+def test_heartbeat_errors() -> None:
+    h = Harness()
+    assert h.ask(rq.BrokerHeartbeatRequest(9, 0, 0, False)).error == \
+        ErrorCode.BROKER_ID_NOT_REGISTERED
+    epoch = h.register(1).broker_epoch
+    assert h.ask(rq.BrokerHeartbeatRequest(1, epoch + 5, 0, False)).error == \
+        ErrorCode.STALE_BROKER_EPOCH
+
+
+def test_lease_expiry_fences_and_moves_leadership() -> None:
+    h = Harness()
+    h.start_brokers(1, 2, 3)
+    h.create("t", 1, 3, ((0, (1, 2, 3)),))
+    assert h.partition("t").leader == 1
+    h.tick(10_000)
+    for b in (2, 3):
+        h.heartbeat(b)
+    h.tick(18_001)  # broker 1's lease (0 + 18 s) is gone; 2 and 3 renewed at 10 s
+    assert h.ctl.membership(1) is M.FENCED
+    p = h.partition("t")
+    assert p.leader == 2 and 1 not in p.isr
+    assert h.ctl.membership(2) is M.ACTIVE
+
+
+def test_controlled_shutdown_moves_leaders_first_then_says_shut_down() -> None:
+    h = Harness(auto_commit=False)
+    for b in (1, 2):
+        h.send(rq.BrokerRegistrationRequest(b, CLUSTER, bytes([b]) * 16))
+    h.commit()
+    for b in (1, 2):
+        reg = h.ctl.registration(b)
+        h.send(rq.BrokerHeartbeatRequest(b, reg.epoch, len(h.log) - 1, False))
+    h.commit()
+    h.replies.clear()
+    token = h.send(rq.CreateTopicsRequest((rq.CreatableTopic("t", 1, 2, ((0, (1, 2)),)),),
+                                          (b"\x09" * 16,)))
+    h.commit()
+    assert h.replies.pop(token).topics[0].error == ErrorCode.NONE
+    reg = h.ctl.registration(1)
+    token = h.send(rq.BrokerHeartbeatRequest(1, reg.epoch, len(h.log) - 1, False, True))
+    assert token not in h.replies, "no answer before the leadership move is committed"
+    assert h.ctl.committed.topic("t").partitions[0].leader == 1
+    h.commit()
+    answer = h.replies.pop(token)
+    assert answer.should_shut_down and not answer.is_fenced
+    assert h.ctl.committed.topic("t").partitions[0].leader == 2
+    assert h.ctl.membership(1) is M.CONTROLLED_SHUTDOWN
+
+
+def test_fenced_broker_asking_to_shut_down_is_told_at_once() -> None:
+    h = Harness()
+    h.register(1)
+    answer = h.heartbeat(1, want_shut_down=True)
+    assert answer.should_shut_down and answer.is_fenced
+
+
+def test_unregister_is_idempotent_and_hands_leadership_over() -> None:
+    h = Harness()
+    h.start_brokers(1, 2)
+    h.create("t", 1, 2, ((0, (1, 2)),))
+    assert h.ask(rq.UnregisterBrokerRequest(1)).error == ErrorCode.NONE
+    assert h.ctl.membership(1) is M.UNREGISTERED
+    assert h.partition("t").leader == 2
+    assert h.ask(rq.UnregisterBrokerRequest(1)).error == ErrorCode.NONE
+
+
+def test_re_registration_of_an_active_broker_fences_its_old_incarnation() -> None:
+    h = Harness()
+    h.start_brokers(1, 2)
+    h.create("t", 1, 2, ((0, (1, 2)),))
+    h.tick(19_000)  # both leases ran out, but no tick fenced yet... the tick fences both
+    assert h.ctl.membership(1) is M.FENCED
+    h2 = Harness()
+    h2.start_brokers(1, 2)
+    h2.create("t", 1, 2, ((0, (1, 2)),))
+    h2.ctl.leases[1] = 0  # broker 1's session is over, not yet noticed by a tick
+    h2.ctl.now_ms = 1
+    assert h2.register(1, incarnation=5).error == ErrorCode.NONE
+    assert h2.ctl.membership(1) is M.FENCED
+    assert h2.partition("t").leader == 2
