@@ -1,0 +1,77 @@
+"""Committed metadata records in, replica roles out.
+
+Every record goes through ``MetadataImage.apply``, the controller's own replay, in log order;
+``metadata_offset`` follows the last one applied (what heartbeats report as
+``current_metadata_offset``). Records at offsets already replayed (a batch fetched again) are
+skipped; a batch that would leave a gap is refused (the fetcher fetches again from
+``metadata_offset + 1``). A record that does not replay raises ``ImageError`` (the log is
+wrong upstream; the image says why).
+
+Replicas start when the broker has caught up, not before (Kafka's broker installs its
+metadata publishers once the controller has said it caught up, and its log manager then
+removes the stray logs): while STARTING the broker only replays. Entering RECOVERY,
+``recover`` deletes the local replicas (``Start.local_replicas``) that the image no longer
+assigns to this broker -- their topic is gone (a RemoveTopicRecord the broker may never
+have seen, folded into a snapshot) or the broker is no longer among the replicas, as
+Kafka's stray-log check -- and makes the broker leader or follower of every partition
+assigned to it. From then on each batch is compared partition by partition, only for the
+partitions its records touched (``replicas.reconcile``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fsm.kraft.broker import alter_partition
+from fsm.kraft.broker.effects import DeleteReplica, KRaftBrokerEffect
+from fsm.kraft.broker.events import MetadataFetched, PartitionKey
+from fsm.kraft.broker.replicas import reconcile, wanted
+from fsm.kraft.broker_lifecycle_states import KRaftBrokerState
+from fsm.kraft.records.values import PartitionChangeRecord, PartitionRecord, RemoveTopicRecord
+
+if TYPE_CHECKING:
+    from fsm.kraft.broker.core import KRaftBroker
+
+S = KRaftBrokerState
+_REPLICAS_RUN = frozenset({S.RECOVERY, S.RUNNING, S.PENDING_CONTROLLED_SHUTDOWN})
+
+
+def fetched(core: KRaftBroker, ev: MetadataFetched) -> list[KRaftBrokerEffect]:
+    if core._state is S.SHUTTING_DOWN:
+        return core._ignore("MetadataFetched")
+    base, records = ev.base_offset, ev.records
+    if base > core._offset + 1:
+        return core._ignore(f"MetadataFetched at {base}: a gap after {core._offset}")
+    skip = core._offset + 1 - base
+    image = core._image
+    touched: dict[PartitionKey, None] = {}
+    for offset, record in enumerate(records[skip:], start=base + skip):
+        if isinstance(record, RemoveTopicRecord):
+            touched.update((k, None) for k in core._replicas if k[0] == record.topic_id)
+        image.apply(record)
+        core._offset = offset
+        if isinstance(record, (PartitionRecord, PartitionChangeRecord)):
+            touched[(record.topic_id, record.partition_id)] = None
+    if core._state not in _REPLICAS_RUN:
+        return []
+    effects: list[KRaftBrokerEffect] = []
+    broker_id = core.config.broker_id
+    for key in touched:
+        effects += reconcile(core._replicas, key, wanted(broker_id, image.partition(*key)))
+    alter_partition.forget_stale(core, touched)
+    return effects
+
+
+def recover(core: KRaftBroker) -> list[KRaftBrokerEffect]:
+    """At the start of RECOVERY: delete the stray local replicas, start the assigned ones."""
+    image, broker_id = core._image, core.config.broker_id
+    effects: list[KRaftBrokerEffect] = [
+        DeleteReplica(*key) for key in sorted(core._local)
+        if wanted(broker_id, image.partition(*key)) is None]
+    core._local = frozenset()
+    for topic_id, topic in image.topics.items():
+        for partition_id, p in topic.partitions.items():
+            if broker_id in p.replicas:
+                key = (topic_id, partition_id)
+                effects += reconcile(core._replicas, key, wanted(broker_id, p))
+    return effects

@@ -1,0 +1,82 @@
+"""The broker's local replicas and how they follow the replayed image.
+
+A local replica is what the broker last told its replication layer: leader or follower, in
+which leader epoch, and (as leader) the committed ISR and partition epoch. ``reconcile``
+compares it with what the image says for one partition and returns the effects of the
+difference -- nothing when nothing that matters changed, so replaying the same state twice
+is silent:
+
+* this broker is the partition's leader: ``BecomeLeader`` on a new role or leader epoch,
+  ``UpdateIsr`` when only the ISR moved on (a newer partition epoch, same leader epoch);
+* it is in the replicas otherwise: ``BecomeFollower`` on a new role, leader or leader epoch
+  (a follower does not care about the ISR);
+* it is not a replica (reassigned away, or the topic removed): ``DeleteReplica``.
+
+A leader's view can be ahead of the image: an AlterPartition answer comes once its record is
+committed, possibly before the broker has fetched that record (``alter_partition``). An image
+with an older partition epoch in the same leader epoch does not roll it back."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from fsm.kraft.broker.effects import (
+    BecomeFollower,
+    BecomeLeader,
+    DeleteReplica,
+    KRaftBrokerEffect,
+    UpdateIsr,
+)
+from fsm.kraft.broker.events import PartitionKey
+from fsm.kraft.image import PartitionImage
+from fsm.kraft.records.values import Replicas
+
+
+class Role(enum.Enum):
+    LEADER = "leader"
+    FOLLOWER = "follower"
+
+
+@dataclass(frozen=True, slots=True)
+class LocalReplica:
+    role: Role
+    leader: int
+    leader_epoch: int
+    partition_epoch: int
+    isr: Replicas
+
+
+def wanted(broker_id: int, p: PartitionImage | None) -> LocalReplica | None:
+    """What the image asks of this broker for a partition (None: hold no replica)."""
+    if p is None or broker_id not in p.replicas:
+        return None
+    role = Role.LEADER if p.leader == broker_id else Role.FOLLOWER
+    return LocalReplica(role, p.leader, p.leader_epoch, p.partition_epoch, p.isr)
+
+
+def reconcile(replicas: dict[PartitionKey, LocalReplica], key: PartitionKey,
+              want: LocalReplica | None) -> list[KRaftBrokerEffect]:
+    """Bring ``replicas[key]`` to ``want``; the effects of the change (maybe none)."""
+    have = replicas.get(key)
+    topic_id, partition_id = key
+    if want is None:
+        if have is None:
+            return []
+        del replicas[key]
+        return [DeleteReplica(topic_id, partition_id)]
+    if have is not None and have.role is want.role and have.leader_epoch == want.leader_epoch \
+            and have.leader == want.leader:
+        if want.partition_epoch <= have.partition_epoch:
+            return []
+        replicas[key] = want
+        if want.role is Role.FOLLOWER:
+            return []
+        if want.isr == have.isr:
+            return []
+        return [UpdateIsr(topic_id, partition_id, want.leader_epoch, want.partition_epoch,
+                          want.isr)]
+    replicas[key] = want
+    if want.role is Role.LEADER:
+        return [BecomeLeader(topic_id, partition_id, want.leader_epoch, want.isr)]
+    return [BecomeFollower(topic_id, partition_id, want.leader, want.leader_epoch)]
