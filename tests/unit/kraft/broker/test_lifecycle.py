@@ -23,7 +23,6 @@ from tests.unit.kraft.broker.walk import (
     answer,
     cluster_records,
     config,
-    of,
     registered,
     running,
     sent,
