@@ -17,7 +17,10 @@ class KRaftBrokerConfig:
     ``initial_registration_timeout_ms`` is ``initial.broker.registration.timeout.ms``: a
     broker that has not registered that long after ``Start`` shuts down. Kafka heartbeats
     faster while it waits to catch up (``starting_heartbeat_ms``, 10 ms) and sends the second
-    heartbeat of a controlled shutdown sooner (``first_shutdown_heartbeat_ms``, 50 ms)."""
+    heartbeat of a controlled shutdown sooner (``first_shutdown_heartbeat_ms``, 50 ms).
+    ``controlled_shutdown_enable`` is ``controlled.shutdown.enable``: when off, SIGTERM in
+    RUNNING goes straight to SHUTTING_DOWN (the controller fences the broker when its lease
+    runs out)."""
 
     broker_id: int
     cluster_id: str
@@ -28,3 +31,4 @@ class KRaftBrokerConfig:
     initial_registration_timeout_ms: int = 60000
     starting_heartbeat_ms: int = 10
     first_shutdown_heartbeat_ms: int = 50
+    controlled_shutdown_enable: bool = True

@@ -9,6 +9,7 @@
     RUNNING -SigTerm-> PENDING_CONTROLLED_SHUTDOWN: heartbeats with want_shut_down=True;
         an answer should_shut_down -> SHUTTING_DOWN (Exit)
     STARTING, RECOVERY -SigTerm-> SHUTTING_DOWN (Exit): nothing to hand over
+    RUNNING -SigTerm, controlled_shutdown_enable off-> SHUTTING_DOWN (Exit)
     STARTING, RECOVERY -no registration initial_registration_timeout_ms after Start->
         SHUTTING_DOWN (Exit), as Kafka's RegistrationTimeoutEvent
 
@@ -138,7 +139,8 @@ def heartbeat_due(core: KRaftBroker, ev: HeartbeatDue) -> list[KRaftBrokerEffect
 
 def sig_term(core: KRaftBroker, ev: SigTerm) -> list[KRaftBrokerEffect]:
     state = core._state
-    if state in (S.STARTING, S.RECOVERY):
+    if state in (S.STARTING, S.RECOVERY) or \
+            (state is S.RUNNING and not core.config.controlled_shutdown_enable):
         return shut_down(core)
     if state is not S.RUNNING:
         return core._ignore("SigTerm")

@@ -3,6 +3,8 @@ does with errors, lost requests and answers that are not for it."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from fsm.errors import ErrorCode
@@ -196,3 +198,14 @@ def test_illegal_lifecycle_moves_raise() -> None:
     with pytest.raises(IllegalTransition):
         core._move(S.STARTING)
     assert core.state is S.RUNNING
+
+
+def test_sigterm_with_controlled_shutdown_off_exits_at_once() -> None:
+    core = KRaftBroker(replace(config(), controlled_shutdown_enable=False))
+    reg = sent(core.handle(Start(INCARNATION, 0)))
+    hb = sent(answer(core, reg, BrokerRegistrationResponse(OK, 0)))
+    answer(core, hb, BrokerHeartbeatResponse(OK, is_caught_up=True))
+    hb = sent(core.handle(HeartbeatDue(20)))
+    answer(core, hb, BrokerHeartbeatResponse(OK, True, is_fenced=False))
+    assert core.state is S.RUNNING
+    assert sigterm(core) == [LifecycleChange(S.RUNNING, S.SHUTTING_DOWN), Exit()]
