@@ -7,9 +7,11 @@ skipped; a batch that would leave a gap is refused (the fetcher fetches again fr
 ``metadata_offset + 1``). A record that does not replay raises ``ImageError`` (the log is
 wrong upstream; the image says why).
 
-Replicas start when the broker has caught up, not before (Kafka's broker installs its
-metadata publishers once the controller has said it caught up, and its log manager then
-removes the stray logs): while STARTING the broker only replays. Entering RECOVERY,
+Replicas start when the broker has caught up, not before: while STARTING the broker only
+replays. (Kafka's ``BrokerServer`` waits for the controller's ``isCaughtUp`` and for the first
+metadata publish, which comes only once the loader has reached the high watermark; that first
+publish starts the log manager, which removes stray logs, and the replica manager.) Entering
+RECOVERY,
 ``recover`` deletes the local replicas (``Start.local_replicas``) that the image no longer
 assigns to this broker -- their topic is gone (a RemoveTopicRecord the broker may never
 have seen, folded into a snapshot) or the broker is no longer among the replicas, as
