@@ -184,6 +184,19 @@ class KRaftBroker:
         notes, self._notes = self._notes, []
         return notes
 
+    def copy(self) -> KRaftBroker:
+        """An independent broker in the same state (for a checker that branches worlds):
+        the image is copied, the per-partition values are immutable and shared."""
+        other = KRaftBroker.__new__(KRaftBroker)
+        for name in self.__slots__:
+            value = getattr(self, name)
+            if isinstance(value, (dict, list)):
+                value = type(value)(value)
+            elif isinstance(value, MetadataImage):
+                value = value.copy()
+            setattr(other, name, value)
+        return other
+
     def __repr__(self) -> str:
         return (f"KRaftBroker({self.config.broker_id}, {self._state.value}, "
                 f"epoch={self._epoch}, offset={self._offset}, replicas={len(self._replicas)})")

@@ -142,3 +142,15 @@ def test_a_record_that_does_not_replay_raises() -> None:
     with pytest.raises(ValueError, match="unknown"):
         core.handle(MetadataFetched(12, (PartitionChangeRecord(0, T3, isr=(1,)),)))
     assert isinstance(core.image, MetadataImage)
+
+
+def test_a_copy_is_independent_and_behaves_the_same() -> None:
+    core, _ = running()
+    twin = core.copy()
+    fetch = MetadataFetched(12, (PartitionChangeRecord(1, T1, leader=1),
+                                 RemoveTopicRecord(T2)))
+    effects = core.handle(fetch)
+    assert twin.metadata_offset == 11 and twin.image.topic("t2") is not None
+    assert twin.replica(T2, 0) is not None and twin.state is core.state
+    assert twin.handle(fetch) == effects
+    assert twin.image == core.image and twin.replicas() == core.replicas()
