@@ -115,3 +115,21 @@ def test_three_brokers_run_lead_shrink_and_shut_down_against_the_controller() ->
         if b != leader:
             assert core.metadata_offset == w.h.ctl.committed_offset
             assert core.image == w.h.ctl.committed
+
+
+def test_an_unregistered_broker_registers_again_and_is_unfenced_once_caught_up() -> None:
+    from fsm.kraft.controller.requests import UnregisterBrokerRequest
+
+    w = World()
+    for b in (1, 2, 3):
+        w.start(b)
+    w.run(until=100)
+    old_epoch = w.brokers[2].broker_epoch
+    assert w.h.ask(UnregisterBrokerRequest(2)).error == 0
+    w.run(until=10_000)
+    core = w.brokers[2]
+    assert core.state is S.RUNNING  # its lifecycle never went back
+    reg = w.h.ctl.committed.brokers[2]
+    assert core.broker_epoch == reg.epoch > old_epoch  # type: ignore[operator]
+    assert reg.incarnation_id == uuid_of(5002) and not reg.fenced
+    assert core.image == w.h.ctl.committed
