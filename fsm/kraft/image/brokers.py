@@ -39,7 +39,10 @@ class BrokerRegistration:
         return replace(self, fenced=False)
 
     def enter_controlled_shutdown(self) -> BrokerRegistration:
-        return replace(self, in_controlled_shutdown=True)
+        """In controlled shutdown, unless fenced: a fenced broker is never in controlled
+        shutdown (as after ``fence``, and as ``of`` reads a registration), so the image
+        holds no state that its snapshot would not rebuild."""
+        return self if self.fenced else replace(self, in_controlled_shutdown=True)
 
 
 def membership_of(registration: BrokerRegistration | None) -> str:
