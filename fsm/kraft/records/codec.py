@@ -1,0 +1,343 @@
+"""Kafka's binary form of a metadata record: the frame and the flexible-version payload,
+table-driven from ``schema``.
+
+The frame is an unsigned varint frame type, an unsigned varint record type, an unsigned
+varint record version, then the payload. Seed 004 and issue 23 say the frame type is **0**,
+and we write 0. Released Kafka (``AbstractApiMessageSerde.DEFAULT_FRAME_VERSION``) writes
+**1**; :func:`decode_record` accepts both, so a log written by Kafka reads here.
+
+The version written is the lowest one that carries the value (``schema.lowest_version``); a
+tagged field is written only when it differs from its default, tags in increasing order, so
+the encoding of a value is canonical: ``encode_record(decode_record(b)) == b`` for every
+``b`` that ``encode_record`` made. On decode, unknown tagged fields are skipped, tags may
+come in any order, and a known one must fill exactly the size it declares.
+
+Decoding any bytes raises nothing but :class:`MalformedRecord` (a ``ValueError``) naming the
+record type, the field and the byte offset; encoding a value out of its field's range
+raises ``ValueError`` naming the field.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from typing import Any
+
+from fsm.kraft.records.errors import MalformedRecord
+from fsm.kraft.records.schema import (
+    BY_CLASS,
+    MAX_STRING_BYTES,
+    SCHEMAS,
+    Array,
+    RecordSchema,
+    Scalar,
+    Struct,
+    lowest_version,
+)
+from fsm.kraft.records.wire import Reader, write_compact_length, write_uvarint
+
+MAX_RECORD_BYTES = 1 << 20
+"""The largest record (frame included) we encode or decode: 1 MiB."""
+
+FRAME_TYPE = 0
+"""What we write (seed 004, issue 23)."""
+
+FRAME_TYPES_READ = frozenset({0, 1})
+"""What we read: ours, and released Kafka's 1."""
+
+Encoder = Callable[[bytearray, Any, str], None]
+Decoder = Callable[[Reader], Any]
+
+_INTS = {"int8": (">b", 8, True), "int16": (">h", 16, True), "int32": (">i", 32, True),
+         "int64": (">q", 64, True), "uint16": (">H", 16, False)}
+
+
+def _int_codec(kind: str) -> tuple[Encoder, Decoder, int]:
+    fmt, bits, signed = _INTS[kind]
+    packer = struct.Struct(fmt)
+    pack = packer.pack
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+
+    def enc(out: bytearray, v: Any, where: str) -> None:
+        if type(v) is not int or not lo <= v <= hi:  # bool is not an int here
+            raise ValueError(f"{where}: {kind} out of range or not an int: {v!r}")
+        out += pack(v)
+
+    def dec(r: Reader) -> int:
+        return r.unpack(packer)  # type: ignore[return-value]
+
+    return enc, dec, packer.size
+
+
+_FLOAT = struct.Struct(">d")
+
+
+def _enc_float(out: bytearray, v: Any, where: str) -> None:
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        raise ValueError(f"{where}: float64 expected, not {v!r}")
+    out += _FLOAT.pack(float(v))
+
+
+def _dec_float(r: Reader) -> float:
+    return r.unpack(_FLOAT)  # type: ignore[return-value]
+
+
+def _enc_bool(out: bytearray, v: Any, where: str) -> None:
+    if v is True:
+        out.append(1)
+    elif v is False:
+        out.append(0)
+    else:
+        raise ValueError(f"{where}: bool expected, not {v!r}")
+
+
+def _dec_bool(r: Reader) -> bool:
+    start = r.pos
+    byte = r.take(1)[0]
+    if byte > 1:
+        raise r.fail(f"a bool is 0 or 1, not {byte}", start)
+    return byte == 1
+
+
+def _enc_uuid(out: bytearray, v: Any, where: str) -> None:
+    if not isinstance(v, bytes) or len(v) != 16:
+        raise ValueError(f"{where}: a uuid is 16 bytes, not {v!r}")
+    out += v
+
+
+def _dec_uuid(r: Reader) -> bytes:
+    if r.remaining < 16:
+        raise r.fail(f"a uuid is 16 bytes, only {r.remaining} left")
+    return r.take(16)
+
+
+def _string_codec(nullable: bool) -> tuple[Encoder, Decoder, int]:
+    def enc(out: bytearray, v: Any, where: str) -> None:
+        if v is None and nullable:
+            out.append(0)
+            return
+        if not isinstance(v, str):
+            raise ValueError(f"{where}: string expected, not {v!r}")
+        try:
+            raw = v.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(f"{where}: not encodable as UTF-8: {exc}") from None
+        if len(raw) > MAX_STRING_BYTES:
+            raise ValueError(f"{where}: string of {len(raw)} bytes, over {MAX_STRING_BYTES}")
+        write_uvarint(out, len(raw) + 1)
+        out += raw
+
+    def dec(r: Reader) -> str | None:
+        start = r.pos
+        n = r.compact_length(1, "string")
+        if n is None:
+            if nullable:
+                return None
+            raise r.fail("null (length -1) in a string that is not nullable", start)
+        if n > MAX_STRING_BYTES:
+            raise r.fail(f"string length {n} over {MAX_STRING_BYTES}", start)
+        raw = r.take(n)
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise r.fail(f"invalid UTF-8: {exc.reason} at string byte {exc.start}",
+                         start) from None
+
+    return enc, dec, 1
+
+
+def _enc_bytes(out: bytearray, v: Any, where: str) -> None:
+    if not isinstance(v, bytes):
+        raise ValueError(f"{where}: bytes expected, not {type(v).__name__}")
+    write_compact_length(out, len(v))
+    out += v
+
+
+def _dec_bytes(r: Reader) -> bytes:
+    start = r.pos
+    n = r.compact_length(1, "bytes")
+    if n is None:
+        raise r.fail("null (length -1) in bytes that are not nullable", start)
+    return r.take(n)
+
+
+def _scalar_codec(t: Scalar) -> tuple[Encoder, Decoder, int]:
+    if t.kind in _INTS:
+        return _int_codec(t.kind)
+    if t.kind == "string":
+        return _string_codec(t.nullable)
+    return {"bool": (_enc_bool, _dec_bool, 1), "float64": (_enc_float, _dec_float, 8),
+            "uuid": (_enc_uuid, _dec_uuid, 16), "bytes": (_enc_bytes, _dec_bytes, 1)}[t.kind]
+
+
+def _array_codec(t: Array) -> tuple[Encoder, Decoder, int]:
+    enc_item, dec_item, item_bytes = _codec(t.item)
+    nullable, null_as_empty = t.nullable, t.null_as_empty
+
+    def enc(out: bytearray, v: Any, where: str) -> None:
+        if v is None and nullable:
+            out.append(0)
+            return
+        if not isinstance(v, tuple | list):
+            raise ValueError(f"{where}: a tuple expected, not {v!r}")
+        write_compact_length(out, len(v))
+        for i, item in enumerate(v):
+            enc_item(out, item, f"{where}[{i}]")
+
+    def dec(r: Reader) -> tuple[Any, ...] | None:
+        start = r.pos
+        n = r.compact_length(item_bytes, "array")
+        if n is None:
+            if nullable:
+                return None
+            if null_as_empty:
+                return ()
+            raise r.fail("null (length -1) in an array that is not nullable", start)
+        return tuple([dec_item(r) for _ in range(n)])
+
+    return enc, dec, 1
+
+
+def _struct_codec(t: Struct, version: int = 0, record: str | None = None
+                  ) -> tuple[Encoder, Decoder, int]:
+    """The payload of one struct at ``version``: its fields in order, then the tagged
+    section. ``record``: the top-level record's name, to set the reader's field names as it
+    goes (nested structs report the field that holds them)."""
+    cls = t.cls
+    present = [x for x in t.fields if x.min_version <= version]
+    plain = [(x.name, *_codec(x.type)) for x in present if x.tag is None]
+    tagged = sorted(((x.tag, x.name, x.default, *_codec(x.type)) for x in present
+                     if x.tag is not None), key=lambda e: e[0])
+    by_tag = {tag: (name, dec) for tag, name, _, _, dec, _ in tagged}
+    absent = {x.name: x.default for x in t.fields if x.min_version > version}
+    names = [x.name for x in t.fields]
+    min_bytes = sum(size for _, _, _, size in plain) + 1
+
+    def enc(out: bytearray, v: Any, where: str) -> None:
+        if type(v) is not cls:
+            raise ValueError(f"{where}: {cls.__name__} expected, not {type(v).__name__}")
+        for name, enc_field, _, _ in plain:
+            enc_field(out, getattr(v, name), f"{where}.{name}")
+        written = [(tag, name, getattr(v, name), enc_field)
+                   for tag, name, default, enc_field, _, _ in tagged
+                   if getattr(v, name) != default]
+        write_uvarint(out, len(written))
+        for tag, name, value, enc_field in written:
+            body = bytearray()
+            enc_field(body, value, f"{where}.{name}")
+            write_uvarint(out, tag)
+            write_uvarint(out, len(body))
+            out += body
+
+    def dec(r: Reader) -> Any:
+        got: dict[str, Any] = {}
+        outer = r.field
+        for name, _, dec_field, _ in plain:
+            if record:
+                r.field = name
+            got[name] = dec_field(r)
+        if record:
+            r.field = "tagged fields"
+        count_at = r.pos
+        count = r.uvarint()
+        if count * 2 > r.remaining:
+            raise r.fail(f"{count} tagged fields cannot fit in {r.remaining} bytes", count_at)
+        values = {name: default for _, name, default, _, _, _ in tagged}
+        for _ in range(count):
+            tag_at = r.pos
+            tag = r.uvarint()
+            size = r.uvarint()
+            if size > r.remaining:
+                raise r.fail(f"tag {tag}: size {size} runs past the end ({r.remaining} left)",
+                             tag_at)
+            end = r.pos + size
+            known = by_tag.get(tag)
+            if known is None:
+                r.pos = end  # unknown: skipped
+                continue
+            name, dec_field = known
+            if record:
+                r.field = name
+            values[name] = dec_field(r)
+            if r.pos != end:
+                raise r.fail(f"tag {tag} declares {size} bytes, its value took "
+                             f"{r.pos - (end - size)}", tag_at)
+        got.update(values)
+        got.update(absent)
+        if record:
+            r.field = outer
+        return cls(*[got[n] for n in names])
+
+    return enc, dec, min_bytes
+
+
+def _codec(t: Scalar | Array | Struct) -> tuple[Encoder, Decoder, int]:
+    if isinstance(t, Scalar):
+        return _scalar_codec(t)
+    if isinstance(t, Array):
+        return _array_codec(t)
+    return _struct_codec(t)
+
+
+_Row = tuple[RecordSchema, tuple[tuple[Encoder, Decoder, int], ...]]
+_TABLE: dict[int, _Row] = {
+    s.type_id: (s, tuple(_struct_codec(s.struct, v, s.struct.cls.__name__)
+                         for v in range(s.max_version + 1)))
+    for s in SCHEMAS.values()
+}
+_BY_CLASS: dict[type, _Row] = {s.struct.cls: _TABLE[s.type_id] for s in BY_CLASS.values()}
+
+
+def encode_record(value: Any) -> bytes:
+    """The framed bytes of ``value`` (a record of ``values``), at the lowest version that
+    carries it. ``ValueError`` naming the field for a value out of its field's range."""
+    row = _BY_CLASS.get(type(value))
+    if row is None:
+        raise ValueError(f"not a metadata record: {type(value).__name__}")
+    schema, versions = row
+    version = lowest_version(schema, value)
+    out = bytearray((FRAME_TYPE, schema.type_id, version))  # each < 128: one byte
+    versions[version][0](out, value, type(value).__name__)
+    if len(out) > MAX_RECORD_BYTES:
+        raise ValueError(f"{type(value).__name__}: {len(out)} bytes, over MAX_RECORD_BYTES "
+                         f"({MAX_RECORD_BYTES})")
+    return bytes(out)
+
+
+def decode_record(data: bytes | bytearray | memoryview) -> Any:
+    """The record of framed bytes; :class:`MalformedRecord` for anything else."""
+    data = bytes(data)
+    r = Reader(data)
+    if len(data) > MAX_RECORD_BYTES:
+        raise r.fail(f"{len(data)} bytes, over MAX_RECORD_BYTES ({MAX_RECORD_BYTES})", 0)
+    at = r.pos
+    frame = r.uvarint()
+    if frame not in FRAME_TYPES_READ:
+        raise r.fail(f"unknown frame type {frame}", at)
+    r.field = "record type"
+    at = r.pos
+    type_id = r.uvarint()
+    row = _TABLE.get(type_id)
+    if row is None:
+        raise r.fail(f"unknown record type {type_id}", at)
+    schema, versions = row
+    r.record = schema.struct.cls.__name__
+    r.field = "version"
+    at = r.pos
+    version = r.uvarint()
+    if version >= len(versions):
+        raise r.fail(f"unsupported version {version} (0-{schema.max_version})", at)
+    value = versions[version][1](r)
+    if r.remaining:
+        r.field = "end"
+        raise r.fail(f"{r.remaining} trailing bytes")
+    return value
+
+
+def record_version(value: Any) -> int:
+    """The version :func:`encode_record` writes ``value`` at."""
+    return lowest_version(BY_CLASS[type(value)], value)
+
+
+__all__ = ["FRAME_TYPE", "FRAME_TYPES_READ", "MAX_RECORD_BYTES", "MalformedRecord",
+           "decode_record", "encode_record", "record_version"]
