@@ -45,8 +45,17 @@ FRAME_TYPE = 0
 FRAME_TYPES_READ = frozenset({0, 1})
 """What we read: ours, and released Kafka's 1."""
 
-Encoder = Callable[[bytearray, Any, str], None]
+Encoder = Callable[[bytearray, Any], None]
 Decoder = Callable[[Reader], Any]
+
+class _Bad(ValueError):
+    """A value out of its field's range, on its way up: each struct and array it passes
+    through prepends its part of the path (``.name``, ``[i]``)."""
+
+    def __init__(self, what: str, path: str = "") -> None:
+        super().__init__(what)
+        self.what, self.path = what, path
+
 
 _INTS = {"int8": (">b", 8, True), "int16": (">h", 16, True), "int32": (">i", 32, True),
          "int64": (">q", 64, True), "uint16": (">H", 16, False)}
@@ -58,9 +67,9 @@ def _int_codec(kind: str) -> tuple[Encoder, Decoder, int]:
     pack = packer.pack
     lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
 
-    def enc(out: bytearray, v: Any, where: str) -> None:
+    def enc(out: bytearray, v: Any) -> None:
         if type(v) is not int or not lo <= v <= hi:  # bool is not an int here
-            raise ValueError(f"{where}: {kind} out of range or not an int: {v!r}")
+            raise _Bad(f"{kind} out of range or not an int: {v!r}")
         out += pack(v)
 
     def dec(r: Reader) -> int:
@@ -72,9 +81,9 @@ def _int_codec(kind: str) -> tuple[Encoder, Decoder, int]:
 _FLOAT = struct.Struct(">d")
 
 
-def _enc_float(out: bytearray, v: Any, where: str) -> None:
+def _enc_float(out: bytearray, v: Any) -> None:
     if isinstance(v, bool) or not isinstance(v, int | float):
-        raise ValueError(f"{where}: float64 expected, not {v!r}")
+        raise _Bad(f"float64 expected, not {v!r}")
     out += _FLOAT.pack(float(v))
 
 
@@ -82,13 +91,13 @@ def _dec_float(r: Reader) -> float:
     return r.unpack(_FLOAT)  # type: ignore[return-value]
 
 
-def _enc_bool(out: bytearray, v: Any, where: str) -> None:
+def _enc_bool(out: bytearray, v: Any) -> None:
     if v is True:
         out.append(1)
     elif v is False:
         out.append(0)
     else:
-        raise ValueError(f"{where}: bool expected, not {v!r}")
+        raise _Bad(f"bool expected, not {v!r}")
 
 
 def _dec_bool(r: Reader) -> bool:
@@ -99,9 +108,9 @@ def _dec_bool(r: Reader) -> bool:
     return byte == 1
 
 
-def _enc_uuid(out: bytearray, v: Any, where: str) -> None:
+def _enc_uuid(out: bytearray, v: Any) -> None:
     if not isinstance(v, bytes) or len(v) != 16:
-        raise ValueError(f"{where}: a uuid is 16 bytes, not {v!r}")
+        raise _Bad(f"a uuid is 16 bytes, not {v!r}")
     out += v
 
 
@@ -112,18 +121,18 @@ def _dec_uuid(r: Reader) -> bytes:
 
 
 def _string_codec(nullable: bool) -> tuple[Encoder, Decoder, int]:
-    def enc(out: bytearray, v: Any, where: str) -> None:
+    def enc(out: bytearray, v: Any) -> None:
         if v is None and nullable:
             out.append(0)
             return
         if not isinstance(v, str):
-            raise ValueError(f"{where}: string expected, not {v!r}")
+            raise _Bad(f"string expected, not {v!r}")
         try:
             raw = v.encode("utf-8")
         except UnicodeEncodeError as exc:
-            raise ValueError(f"{where}: not encodable as UTF-8: {exc}") from None
+            raise _Bad(f"not encodable as UTF-8: {exc}") from None
         if len(raw) > MAX_STRING_BYTES:
-            raise ValueError(f"{where}: string of {len(raw)} bytes, over {MAX_STRING_BYTES}")
+            raise _Bad(f"string of {len(raw)} bytes, over {MAX_STRING_BYTES}")
         write_uvarint(out, len(raw) + 1)
         out += raw
 
@@ -146,9 +155,9 @@ def _string_codec(nullable: bool) -> tuple[Encoder, Decoder, int]:
     return enc, dec, 1
 
 
-def _enc_bytes(out: bytearray, v: Any, where: str) -> None:
+def _enc_bytes(out: bytearray, v: Any) -> None:
     if not isinstance(v, bytes):
-        raise ValueError(f"{where}: bytes expected, not {type(v).__name__}")
+        raise _Bad(f"bytes expected, not {type(v).__name__}")
     write_compact_length(out, len(v))
     out += v
 
@@ -174,15 +183,19 @@ def _array_codec(t: Array) -> tuple[Encoder, Decoder, int]:
     enc_item, dec_item, item_bytes = _codec(t.item)
     nullable, null_as_empty = t.nullable, t.null_as_empty
 
-    def enc(out: bytearray, v: Any, where: str) -> None:
+    def enc(out: bytearray, v: Any) -> None:
         if v is None and nullable:
             out.append(0)
             return
         if not isinstance(v, tuple | list):
-            raise ValueError(f"{where}: a tuple expected, not {v!r}")
+            raise _Bad(f"a tuple expected, not {v!r}")
         write_compact_length(out, len(v))
-        for i, item in enumerate(v):
-            enc_item(out, item, f"{where}[{i}]")
+        i = 0
+        try:
+            for i, item in enumerate(v):  # noqa: B007 -- i names the item on error
+                enc_item(out, item)
+        except _Bad as bad:
+            raise _Bad(bad.what, f"[{i}]{bad.path}") from None
 
     def dec(r: Reader) -> tuple[Any, ...] | None:
         start = r.pos
@@ -213,21 +226,28 @@ def _struct_codec(t: Struct, version: int = 0, record: str | None = None
     names = [x.name for x in t.fields]
     min_bytes = sum(size for _, _, _, size in plain) + 1
 
-    def enc(out: bytearray, v: Any, where: str) -> None:
+    def enc(out: bytearray, v: Any) -> None:
         if type(v) is not cls:
-            raise ValueError(f"{where}: {cls.__name__} expected, not {type(v).__name__}")
-        for name, enc_field, _, _ in plain:
-            enc_field(out, getattr(v, name), f"{where}.{name}")
-        written = [(tag, name, getattr(v, name), enc_field)
-                   for tag, name, default, enc_field, _, _ in tagged
-                   if getattr(v, name) != default]
-        write_uvarint(out, len(written))
-        for tag, name, value, enc_field in written:
-            body = bytearray()
-            enc_field(body, value, f"{where}.{name}")
-            write_uvarint(out, tag)
-            write_uvarint(out, len(body))
-            out += body
+            raise _Bad(f"{cls.__name__} expected, not {type(v).__name__}")
+        name = ""
+        try:
+            for name, enc_field, _, _ in plain:
+                enc_field(out, getattr(v, name))
+            if not tagged:
+                out.append(0)
+                return
+            written = [(tag, name, getattr(v, name), enc_field)
+                       for tag, name, default, enc_field, _, _ in tagged
+                       if getattr(v, name) != default]
+            write_uvarint(out, len(written))
+            for tag, name, value, enc_field in written:  # noqa: B007 -- named on error
+                body = bytearray()
+                enc_field(body, value)
+                write_uvarint(out, tag)
+                write_uvarint(out, len(body))
+                out += body
+        except _Bad as bad:
+            raise _Bad(bad.what, f".{name}{bad.path}") from None
 
     def dec(r: Reader) -> Any:
         got: dict[str, Any] = {}
@@ -297,7 +317,10 @@ def encode_record(value: Any) -> bytes:
     schema, versions = row
     version = lowest_version(schema, value)
     out = bytearray((FRAME_TYPE, schema.type_id, version))  # each < 128: one byte
-    versions[version][0](out, value, type(value).__name__)
+    try:
+        versions[version][0](out, value)
+    except _Bad as bad:
+        raise ValueError(f"{type(value).__name__}{bad.path}: {bad.what}") from None
     if len(out) > MAX_RECORD_BYTES:
         raise ValueError(f"{type(value).__name__}: {len(out)} bytes, over MAX_RECORD_BYTES "
                          f"({MAX_RECORD_BYTES})")
