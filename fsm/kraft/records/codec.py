@@ -222,8 +222,6 @@ def _struct_codec(t: Struct, version: int = 0, record: str | None = None
     tagged = sorted(((x.tag, x.name, x.default, *_codec(x.type)) for x in present
                      if x.tag is not None), key=lambda e: e[0])
     by_tag = {tag: (name, dec) for tag, name, _, _, dec, _ in tagged}
-    absent = {x.name: x.default for x in t.fields if x.min_version > version}
-    names = [x.name for x in t.fields]
     min_bytes = sum(size for _, _, _, size in plain) + 1
 
     def enc(out: bytearray, v: Any) -> None:
@@ -249,44 +247,48 @@ def _struct_codec(t: Struct, version: int = 0, record: str | None = None
         except _Bad as bad:
             raise _Bad(bad.what, f".{name}{bad.path}") from None
 
+    index = {x.name: i for i, x in enumerate(t.fields)}
+    template = [x.default for x in t.fields]  # absent and tagged fields keep these
+    plain_at = [(index[name], name, dec_field) for name, _, dec_field, _ in plain]
+    tag_at = {tag: (index[name], name, dec_field) for tag, (name, dec_field) in by_tag.items()}
+
     def dec(r: Reader) -> Any:
-        got: dict[str, Any] = {}
+        args = template.copy()
         outer = r.field
-        for name, _, dec_field, _ in plain:
+        for i, name, dec_field in plain_at:
             if record:
                 r.field = name
-            got[name] = dec_field(r)
+            args[i] = dec_field(r)
         if record:
             r.field = "tagged fields"
         count_at = r.pos
         count = r.uvarint()
-        if count * 2 > r.remaining:
-            raise r.fail(f"{count} tagged fields cannot fit in {r.remaining} bytes", count_at)
-        values = {name: default for _, name, default, _, _, _ in tagged}
-        for _ in range(count):
-            tag_at = r.pos
-            tag = r.uvarint()
-            size = r.uvarint()
-            if size > r.remaining:
-                raise r.fail(f"tag {tag}: size {size} runs past the end ({r.remaining} left)",
-                             tag_at)
-            end = r.pos + size
-            known = by_tag.get(tag)
-            if known is None:
-                r.pos = end  # unknown: skipped
-                continue
-            name, dec_field = known
-            if record:
-                r.field = name
-            values[name] = dec_field(r)
-            if r.pos != end:
-                raise r.fail(f"tag {tag} declares {size} bytes, its value took "
-                             f"{r.pos - (end - size)}", tag_at)
-        got.update(values)
-        got.update(absent)
+        if count:
+            if count * 2 > r.remaining:
+                raise r.fail(f"{count} tagged fields cannot fit in {r.remaining} bytes",
+                             count_at)
+            for _ in range(count):
+                start = r.pos
+                tag = r.uvarint()
+                size = r.uvarint()
+                if size > r.remaining:
+                    raise r.fail(f"tag {tag}: size {size} runs past the end "
+                                 f"({r.remaining} left)", start)
+                end = r.pos + size
+                known = tag_at.get(tag)
+                if known is None:
+                    r.pos = end  # unknown: skipped
+                    continue
+                i, name, dec_field = known
+                if record:
+                    r.field = name
+                args[i] = dec_field(r)
+                if r.pos != end:
+                    raise r.fail(f"tag {tag} declares {size} bytes, its value took "
+                                 f"{r.pos - (end - size)}", start)
         if record:
             r.field = outer
-        return cls(*[got[n] for n in names])
+        return cls(*args)
 
     return enc, dec, min_bytes
 
