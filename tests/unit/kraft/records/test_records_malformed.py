@@ -84,7 +84,8 @@ def test_lengths_past_the_end_nulls_and_utf8() -> None:
 
 def test_bool_byte() -> None:
     value = FenceBrokerRecord(1, 2)
-    assert decode_record(encode_record(value)) == value
+    again = encode_record(value)  # compared as bytes: a float64 may decode as NaN
+    assert encode_record(decode_record(again)) == again
     quota = encode_record(QuotaRecord((), "k", 1.5, True))
     refused(quota[:-2] + b"\x02\x00", "QuotaRecord", "field remove", "a bool is 0 or 1, not 2")
 
@@ -155,7 +156,8 @@ def _decode_or_refuse(raw: bytes) -> None:
     except MalformedRecord as exc:
         assert str(exc)
         return
-    assert decode_record(encode_record(value)) == value
+    again = encode_record(value)  # compared as bytes: a float64 may decode as NaN
+    assert encode_record(decode_record(again)) == again
 
 
 @settings(max_examples=2000, deadline=None)
