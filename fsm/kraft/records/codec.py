@@ -179,9 +179,13 @@ def _scalar_codec(t: Scalar) -> tuple[Encoder, Decoder, int]:
             "uuid": (_enc_uuid, _dec_uuid, 16), "bytes": (_enc_bytes, _dec_bytes, 1)}[t.kind]
 
 
+_INT_CODES = {"int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint16": "H"}
+
+
 def _array_codec(t: Array) -> tuple[Encoder, Decoder, int]:
     enc_item, dec_item, item_bytes = _codec(t.item)
     nullable, null_as_empty = t.nullable, t.null_as_empty
+    fixed = _INT_CODES.get(t.item.kind) if isinstance(t.item, Scalar) else None
 
     def enc(out: bytearray, v: Any) -> None:
         if v is None and nullable:
@@ -206,6 +210,10 @@ def _array_codec(t: Array) -> tuple[Encoder, Decoder, int]:
             if null_as_empty:
                 return ()
             raise r.fail("null (length -1) in an array that is not nullable", start)
+        if fixed:  # n items of one fixed width: one struct call (n fits: checked above)
+            values = struct.unpack_from(f">{n}{fixed}", r.data, r.pos)
+            r.pos += n * item_bytes
+            return values
         return tuple([dec_item(r) for _ in range(n)])
 
     return enc, dec, 1
