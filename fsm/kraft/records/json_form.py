@@ -19,6 +19,7 @@ import binascii
 import json
 from typing import Any
 
+from fsm.kraft.records.codec import encode_record
 from fsm.kraft.records.errors import MalformedRecord
 from fsm.kraft.records.schema import (
     BY_CLASS,
@@ -67,10 +68,11 @@ def _struct_to_json(t: Struct, v: Any, version: int) -> dict[str, Any]:
 
 def record_to_json(value: Any) -> dict[str, Any]:
     """``{"type", "version", "data"}`` of a record of ``values``, at the version the codec
-    writes it."""
+    writes it; ``ValueError`` naming the field for a value the codec would refuse."""
     schema = BY_CLASS.get(type(value))
     if schema is None:
         raise ValueError(f"not a metadata record: {type(value).__name__}")
+    encode_record(value)  # the same checks as the bytes: ValueError naming the field
     version = lowest_version(schema, value)
     return {"type": schema.json_type, "version": version,
             "data": _struct_to_json(schema.struct, value, version)}

@@ -134,3 +134,8 @@ def test_bad_json_is_refused_naming_the_field(doc: object, part: str) -> None:
     with pytest.raises(MalformedRecord) as info:
         record_from_json(doc)
     assert part in str(info.value), str(info.value)
+
+
+def test_to_json_refuses_what_the_codec_refuses() -> None:
+    with pytest.raises(ValueError, match=r"^FenceBrokerRecord.id: int32"):
+        record_to_json(FenceBrokerRecord(2**31, 0))
