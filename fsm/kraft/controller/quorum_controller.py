@@ -195,6 +195,20 @@ class QuorumController:
         HANDLERS[type(e.request)](self, e.token, e.request)
 
     # -- for the checker and the tests --------------------------------------------------------
+    def copy(self) -> QuorumController:
+        """An independent controller in the same state (for a checker that branches worlds):
+        the images are copied (a standby's one image stays one), records and answers are
+        immutable and shared."""
+        other = QuorumController.__new__(QuorumController)
+        other.__dict__.update(self.__dict__)
+        other.committed = self.committed.copy()
+        other.image = other.committed if self.image is self.committed else self.image.copy()
+        other.leases = dict(self.leases)
+        other._uncommitted = deque(self._uncommitted)
+        other._waiting = deque(self._waiting)
+        other._out = []
+        return other
+
     def membership(self, broker_id: int) -> BrokerMembership:
         return _membership(self.image.brokers.get(broker_id))
 

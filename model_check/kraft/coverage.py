@@ -1,0 +1,40 @@
+"""What a KRaft run reached, against what there is to reach: every move of the two KRaft
+tables, every request the quorum controller handles, every record type it writes for seed
+004's protocol. Not expected: the lifecycle table's moves into NOT_RUNNING (a crash, or the
+process ending after SHUTTING_DOWN: the process vanishes, no core code runs, no move is
+logged) and RUNNING -> SHUTTING_DOWN (only with ``controlled.shutdown.enable=false``, which
+the world's brokers do not set; the broker core's unit tests take it)."""
+
+from __future__ import annotations
+
+from fsm.kraft.broker_lifecycle_states import KRAFT_BROKER_TABLE, KRaftBrokerState
+from fsm.kraft.controller.handlers import HANDLERS
+from fsm.kraft.membership_states import MEMBERSHIP_TABLE
+
+RECORDS = ("RegisterBrokerRecord", "UnregisterBrokerRecord", "TopicRecord", "PartitionRecord",
+           "PartitionChangeRecord", "FenceBrokerRecord", "UnfenceBrokerRecord",
+           "RemoveTopicRecord", "BrokerRegistrationChangeRecord")
+"""The record types the quorum controller writes (configs only with CreateTopics configs)."""
+
+
+def expected() -> set[tuple[str, ...]]:
+    out = {("kraft-broker-membership", a.value, b.value) for a, b in MEMBERSHIP_TABLE.pairs}
+    out |= {("kraft-broker-lifecycle", a.value, b.value) for a, b in KRAFT_BROKER_TABLE.pairs
+            if b is not KRaftBrokerState.NOT_RUNNING
+            and (a, b) != (KRaftBrokerState.RUNNING, KRaftBrokerState.SHUTTING_DOWN)}
+    out |= {("request", t.__name__) for t in HANDLERS}
+    out |= {("record", r) for r in RECORDS}
+    return out
+
+
+def unreached(reached: set[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    return sorted(expected() - reached)
+
+
+def lines(reached: set[tuple[str, ...]]) -> list[str]:
+    want = expected()
+    got = want & reached
+    out = [f"coverage: {len(got)} of {len(want)} (table moves, requests handled, records "
+           f"written)"]
+    out += ["  not reached: " + " ".join(item) for item in sorted(want - reached)]
+    return out
