@@ -29,6 +29,10 @@ from model_check import coverage as coverage_mod
 from model_check import mutants
 from model_check.graph import DEFAULT_LIMIT, GraphTooLarge, StateGraph
 from model_check.json_option import json_option, to_stdout, write_json
+from model_check.kraft import command as kraft_command
+from model_check.kraft.mutants import KRAFT_MUTANTS
+from model_check.kraft.scenario import KRaftScenarioError
+from model_check.kraft.scenario import names as kraft_scenarios
 from model_check.memory import rss_mib_text
 from model_check.progress import Progress
 from model_check.scenario import ScenarioError, load
@@ -56,7 +60,7 @@ def _checks() -> checks_mod.Checks:
 def _list_mutants(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
-    for m in mutants.MUTANTS:
+    for m in mutants.MUTANTS + KRAFT_MUTANTS:
         click.echo(m.line())
     ctx.exit(0)
 
@@ -75,7 +79,8 @@ def check_command(outputs_complete: Callable[[], None] = _nothing) -> click.Comm
     @click.argument("scenario")
     @click.option("--list-mutants", is_flag=True, expose_value=False, is_eager=True,
                   callback=_list_mutants, help="List the historic-bug mutants and exit.")
-    @click.option("--mutant", type=click.Choice(mutants.names()),
+    @click.option("--mutant", type=click.Choice(mutants.names()
+                                                + [m.name for m in KRAFT_MUTANTS]),
                   help="Check the core with this historic bug put back (see --list-mutants).")
     @click.option("--engine", type=click.Choice(ENGINES), default="local", show_default=True,
                   help="Where the search runs (for spark, see --master and --partitions).")
@@ -129,13 +134,20 @@ def _check(outputs_complete: Callable[[], None], scenario: str, mutant: str | No
         _fail("--graph runs with --engine local")
     if random_ and graph_out:
         _fail("--graph goes with the exhaustive search, not --random")
+    if kraft_command.is_kraft(scenario):
+        _check_kraft(scenario, mutant, engine, json_out, max_states, depth, trace_out, random_,
+                     steps, seed, symmetry, graph_out, coverage_on)
+        return
+    if mutant and mutant.startswith("kraft-"):
+        _fail(f"{mutant} is a KRaft mutant: check it on a KRaft scenario "
+              f"({', '.join(kraft_scenarios())})")
     if mutant:  # patched for the whole command (search, trace rebuild), undone at exit
         click.get_current_context().with_resource(mutants.patched(mutant))
     spark = None
     try:
         sc = load(scenario)
     except ScenarioError as e:
-        _fail(str(e))
+        _fail(f"{e}; KRaft scenarios: {', '.join(kraft_scenarios())}")
         return
     checks = _checks()
     console = Console(highlight=False, soft_wrap=True, stderr=to_stdout(json_out))
@@ -211,6 +223,26 @@ def _check(outputs_complete: Callable[[], None], scenario: str, mutant: str | No
     if engine == "local":
         outputs_complete()  # every output is written: no need to free the search's state
     sys.exit(1 if result.violation is not None else 0)
+
+
+def _check_kraft(scenario: str, mutant: str | None, engine: str, json_out: Path | None,
+                 max_states: int | None, depth: int | None, trace_out: Path, random_: bool,
+                 steps: int, seed: int, symmetry: bool | None, graph_out: Path | None,
+                 coverage_on: bool) -> None:
+    if engine == "spark" or symmetry or graph_out:
+        _fail("KRaft scenarios run with --engine local, without --symmetry and --graph "
+              "(the Spark engine for KRaft comes with the Raft world, issue 24)")
+    if mutant and not mutant.startswith("kraft-"):
+        _fail(f"{mutant} is a ZooKeeper-mode mutant; KRaft mutants: "
+              f"{', '.join(m.name for m in KRAFT_MUTANTS)}")
+    console = Console(highlight=False, soft_wrap=True, stderr=to_stdout(json_out))
+    try:
+        code = kraft_command.run(console, scenario, mutant, depth, max_states, random_, steps,
+                                 seed, json_out, trace_out, coverage_on)
+    except KRaftScenarioError as e:
+        _fail(str(e))
+        return
+    sys.exit(code)
 
 
 def _summary(console: Console, r: Result, trace: cx.Trace | None,

@@ -1,0 +1,69 @@
+"""The KRaft checker: the shipped scenarios pass, each mutant is found in its scenario at its
+measured depth, the shipped set reaches every table move, request and record, and the world
+is copied, not shared."""
+
+from __future__ import annotations
+
+import pytest
+
+from model_check.kraft import coverage
+from model_check.kraft.mutants import KRAFT_MUTANTS, patched
+from model_check.kraft.scenario import KRaftScenarioError, load_kraft, names
+from model_check.kraft.search import bfs, replay, start
+from model_check.kraft.walk import walks
+from model_check.kraft.world import KRaftWorld
+
+QUICK_DEPTH = {"kraft-smoke": 8, "kraft-startup": 8, "kraft-standard": 6, "kraft-isr": 7,
+               "kraft-admin": 4}
+
+
+def test_the_shipped_set_is_known() -> None:
+    assert set(names()) == set(QUICK_DEPTH)
+
+
+@pytest.mark.parametrize("name", sorted(QUICK_DEPTH))
+def test_shipped_scenario_passes(name: str) -> None:
+    result = bfs(load_kraft(name), depth=QUICK_DEPTH[name])
+    assert result.violation is None, result.violation
+    assert result.distinct_states > 50
+
+
+@pytest.mark.parametrize("mutant", KRAFT_MUTANTS, ids=lambda m: m.name)
+def test_each_mutant_is_found_by_its_scenario(mutant) -> None:  # noqa: ANN001
+    scenario = load_kraft(mutant.scenario)
+    with patched(mutant.name):
+        result = bfs(scenario, depth=mutant.depth)
+        assert result.violation is not None, f"{mutant.name} not found"
+        assert result.violation.depth == mutant.depth
+        assert len(replay(scenario, result.violation.path)) == mutant.depth
+    assert bfs(scenario, depth=mutant.depth).violation is None, "the clean core passes"
+
+
+def test_the_shipped_set_reaches_every_move_request_and_record() -> None:
+    reached: set[tuple[str, ...]] = set()
+    for name in names():
+        for seed in (1, 2, 3):
+            result = walks(load_kraft(name), 8000, seed, reached=reached)
+            assert result.violation is None, (name, seed, result.violation)
+    assert coverage.unreached(reached) == []
+
+
+def test_a_world_copy_is_independent() -> None:
+    world = start(load_kraft("kraft-smoke")).snapshot
+    key = world.key()
+    copy = world.snapshot()
+    for action in copy.enabled_actions():
+        copy.apply(action)
+        break
+    assert copy.key() != key
+    assert world.key() == key
+    assert KRaftWorld.restore(world).key() == key
+
+
+def test_scenario_errors_name_the_key(tmp_path) -> None:  # noqa: ANN001
+    bad = tmp_path / "bad.toml"
+    bad.write_text('brokers = 2\n[faults]\nticks = 1\nbroker_crashes = 1\n')
+    with pytest.raises(KRaftScenarioError, match="broker_crashes"):
+        load_kraft(str(bad))
+    with pytest.raises(KRaftScenarioError, match="kraft-smoke"):
+        load_kraft("kraft-nope")
