@@ -67,3 +67,13 @@ def test_scenario_errors_name_the_key(tmp_path) -> None:  # noqa: ANN001
         load_kraft(str(bad))
     with pytest.raises(KRaftScenarioError, match="kraft-smoke"):
         load_kraft("kraft-nope")
+
+
+def test_specs_kraft_invariants_md_is_up_to_date() -> None:
+    from pathlib import Path
+
+    from invariants.kraft import catalogue_markdown
+
+    committed = Path(__file__).resolve().parents[4] / "specs" / "kraft-invariants.md"
+    assert committed.read_text() == catalogue_markdown(), \
+        "regenerate: python -m invariants.kraft > specs/kraft-invariants.md"
