@@ -273,12 +273,14 @@ def get(name: str) -> Mutant:
 
 
 @contextmanager
-def patched(name: str | None) -> Iterator[Mutant | None]:
-    """Apply mutant ``name`` for the block (None: nothing, the clean core)."""
+def patched(name: str | None, find: Callable[[str], Mutant] | None = None
+            ) -> Iterator[Mutant | None]:
+    """Apply mutant ``name`` for the block (None: nothing, the clean core). ``find``: the
+    catalogue's lookup (default: this one's ``get``; the KRaft catalogue passes its own)."""
     if name is None:
         yield None
         return
-    mutant = get(name)
+    mutant = (find or get)(name)
     patches = _Patches()
     try:
         mutant.install(patches)

@@ -4,7 +4,7 @@ effect, in order, to the port through ``EFFECTS`` (a table by effect type)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from fsm.kraft.broker.effects import (
@@ -18,8 +18,7 @@ from fsm.kraft.broker.effects import (
     SendToController,
     UpdateIsr,
 )
-
-MAX_EFFECTS = 100_000
+from fsm.kraft.driver import EffectDriver, Step
 
 
 class KRaftBrokerPort(Protocol):
@@ -44,8 +43,6 @@ class KRaftBrokerPort(Protocol):
         """Write the move to the state-change log."""
 
 
-Step = Callable[[object], Sequence[object]]
-
 EFFECTS: dict[type, Callable[[KRaftBrokerPort, Any], None]] = {
     SendToController: lambda port, e: port.send_to_controller(e),
     ScheduleHeartbeat: lambda port, e: port.schedule_heartbeat(e),
@@ -59,14 +56,6 @@ EFFECTS: dict[type, Callable[[KRaftBrokerPort, Any], None]] = {
 }
 
 
-class KRaftBrokerDriver:
+class KRaftBrokerDriver(EffectDriver):
     def __init__(self, step: Step, port: KRaftBrokerPort) -> None:
-        self.step = step
-        self.port = port
-
-    def process(self, event: object) -> None:
-        effects = self.step(event)
-        if len(effects) > MAX_EFFECTS:
-            raise AssertionError(f"{len(effects)} effects from one event: a loop")
-        for effect in effects:
-            EFFECTS[type(effect)](self.port, effect)
+        super().__init__(step, port, EFFECTS)

@@ -45,14 +45,25 @@ EFFECTS: dict[type, Callable[[QuorumControllerPort, Any], None]] = {
 """Effect class -> the port call that carries it out: the one dispatch."""
 
 
-class QuorumControllerDriver:
-    def __init__(self, step: Step, port: QuorumControllerPort) -> None:
+class EffectDriver:
+    """One event to the core (``step``), each of its effects in order to ``port`` through
+    ``effects``, the driver's table by effect type; at most ``MAX_EFFECTS`` per event."""
+
+    def __init__(self, step: Step, port: Any, effects: dict[type, Callable[[Any, Any], None]]
+                 ) -> None:
         self.step = step
         self.port = port
+        self.effects = effects
 
     def process(self, event: object) -> None:
         effects = self.step(event)
         if len(effects) > MAX_EFFECTS:
             raise AssertionError(f"{len(effects)} effects from one event: a loop")
+        table, port = self.effects, self.port
         for effect in effects:
-            EFFECTS[type(effect)](self.port, effect)
+            table[type(effect)](port, effect)
+
+
+class QuorumControllerDriver(EffectDriver):
+    def __init__(self, step: Step, port: QuorumControllerPort) -> None:
+        super().__init__(step, port, EFFECTS)

@@ -7,11 +7,11 @@ catalogue (``model_check.mutants``): the core carries no flag, leaving the block
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import Any
 
+from model_check import mutants
 from model_check.mutants import Mutant, UnknownMutant, _Patches
 
 
@@ -134,15 +134,6 @@ def get(name: str) -> Mutant:
     raise UnknownMutant(f"no KRaft mutant {name!r} (have: {[m.name for m in KRAFT_MUTANTS]})")
 
 
-@contextmanager
-def patched(name: str | None) -> Iterator[Mutant | None]:
-    if name is None:
-        yield None
-        return
-    mutant = get(name)
-    patches = _Patches()
-    try:
-        mutant.install(patches)
-        yield mutant
-    finally:
-        patches.undo()
+def patched(name: str | None) -> AbstractContextManager[Mutant | None]:
+    """Apply KRaft mutant ``name`` for the block (None: the clean core)."""
+    return mutants.patched(name, get)

@@ -96,7 +96,10 @@ def test_cli_lists_and_applies_mutants(tmp_path: Path) -> None:
     r = runner.invoke(main, ["check", "--list-mutants"])
     assert r.exit_code == 0
     lines = r.output.strip().splitlines()
-    assert [line.split()[0] for line in lines] == mutants.names()
+    from model_check.kraft.mutants import KRAFT_MUTANTS
+
+    assert [line.split()[0] for line in lines] == mutants.names() + [
+        m.name for m in KRAFT_MUTANTS]
     out = tmp_path / "r.json"
     r = runner.invoke(main, ["check", "mutants-shutdown", "--mutant",
                              "early-controlled-shutdown-reply", "--json", str(out),

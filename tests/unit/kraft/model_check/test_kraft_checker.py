@@ -77,3 +77,30 @@ def test_specs_kraft_invariants_md_is_up_to_date() -> None:
     committed = Path(__file__).resolve().parents[4] / "specs" / "kraft-invariants.md"
     assert committed.read_text() == catalogue_markdown(), \
         "regenerate: python -m invariants.kraft > specs/kraft-invariants.md"
+
+
+def test_the_cli_checks_kraft_scenarios(tmp_path) -> None:  # noqa: ANN001
+    import json
+
+    from click.testing import CliRunner
+
+    from adapters.cli import main
+
+    runner = CliRunner()
+    out = tmp_path / "r.json"
+    r = runner.invoke(main, ["check", "kraft-startup", "--mutant",
+                             "kraft-retried-registration-new-epoch", "--json", str(out),
+                             "--trace-out", str(tmp_path)])
+    assert r.exit_code == 1, r.output
+    doc = json.loads(out.read_text())
+    assert doc["violation"]["invariant"] == "broker_epochs_rise_and_retries_keep_them"
+    assert doc["violation"]["trace"][0] == "start broker 1"
+    r = runner.invoke(main, ["check", "kraft-smoke", "--depth", "4", "--coverage"])
+    assert r.exit_code == 0, r.output
+    assert "verdict: pass" in r.output and "coverage:" in r.output
+    r = runner.invoke(main, ["check", "kraft-smoke", "--mutant", "leader-epoch-not-bumped"])
+    assert r.exit_code == 2 and "ZooKeeper-mode mutant" in r.output
+    r = runner.invoke(main, ["check", "smoke", "--mutant", "kraft-uncommitted-visible"])
+    assert r.exit_code == 2 and "KRaft mutant" in r.output
+    r = runner.invoke(main, ["check", "kraft-smoke", "--engine", "spark"])
+    assert r.exit_code == 2
