@@ -27,6 +27,7 @@ over this world's ports, as the live processes will drive them over theirs.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -114,6 +115,12 @@ class KRaftWorld:
     reached: set[tuple[str, ...]] | None = field(default=None, compare=False)
     """What the run reached (``coverage``): the search's own set, shared by every copy and
     no part of the state (``key`` leaves it out)."""
+    trace: Callable[[str, Any, Sequence[Any]], None] | None = field(default=None,
+                                                                   compare=False)
+    """Told, when set, of every event a core handles and the effects it answered with, as
+    ``trace("c0" | "b1", event, effects)``, and of a broker core's notes as
+    ``trace("b1", note, ())`` (the transcript tests print them). Like ``reached``: shared
+    by every copy, no part of the state."""
 
     # -- construction ----------------------------------------------------------------------
     @staticmethod
@@ -154,7 +161,7 @@ class KRaftWorld:
             starts=dict(self.starts), now=self.now, budgets=dict(self.budgets),
             admin_done=self.admin_done, admin_answers=self.admin_answers,
             topic_ids=self.topic_ids, membership_moves=self.membership_moves,
-            reached=self.reached)
+            reached=self.reached, trace=self.trace)
 
     @staticmethod
     def restore(snap: KRaftWorld) -> KRaftWorld:
@@ -399,13 +406,29 @@ class KRaftWorld:
     def _controller(self, i: int, event: Any) -> None:
         if isinstance(event, ControllerRequest) and self.controllers[i].active:
             self._reach("request", type(event.request).__name__)
-        QuorumControllerDriver(self.controllers[i].handle, _ControllerPort(self, i)).process(
-            event)
+        QuorumControllerDriver(self._traced(f"c{i}", self.controllers[i].handle),
+                               _ControllerPort(self, i)).process(event)
 
     def _broker(self, b: int, event: Any) -> None:
         core = self.brokers[b]
-        KRaftBrokerDriver(core.handle, _BrokerPort(self, b)).process(event)
-        core.drain_notes()
+        KRaftBrokerDriver(self._traced(f"b{b}", core.handle), _BrokerPort(self, b)).process(
+            event)
+        notes = core.drain_notes()
+        if self.trace is not None:
+            for note in notes:
+                self.trace(f"b{b}", note, ())
+
+    def _traced(self, who: str, step: Callable[[Any], Sequence[Any]]
+                ) -> Callable[[Any], Sequence[Any]]:
+        trace = self.trace
+        if trace is None:
+            return step
+
+        def traced(event: Any) -> Sequence[Any]:
+            effects = step(event)
+            trace(who, event, effects)
+            return effects
+        return traced
 
 
 class _ControllerPort:

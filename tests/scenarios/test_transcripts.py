@@ -1,4 +1,6 @@
-"""Scenario transcripts: every ``*.txt`` here is run command by command against the world.
+"""Scenario transcripts: every ``*.txt`` here is run command by command against the world
+(``kraft_*.txt`` against the KRaft world, by ``kraft_interpreter``; the rest against the
+ZooKeeper-mode world, by ``interpreter``).
 
 Expectations (``expect ...``) fail the test even with ``--rewrite``; the rest of the
 output is compared with the file, or written back into it under ``--rewrite``.
@@ -12,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from .interpreter import run_transcript
+from .kraft_interpreter import run_kraft_transcript
 
 HERE = Path(__file__).parent
 TRANSCRIPTS = sorted(HERE.glob("*.txt"))
@@ -28,7 +31,8 @@ def rewrite_wanted(config: pytest.Config) -> bool:
 @pytest.mark.parametrize("path", TRANSCRIPTS, ids=[p.stem for p in TRANSCRIPTS])
 def test_transcript(path: Path, request: pytest.FixtureRequest) -> None:
     text = path.read_text()
-    produced, mismatches, failures = run_transcript(text)
+    run = run_kraft_transcript if path.stem.startswith("kraft_") else run_transcript
+    produced, mismatches, failures = run(text)
     if rewrite_wanted(request.config) and produced != text:
         path.write_text(produced)
     assert not failures, f"{path.name}: " + "\n".join(failures)
