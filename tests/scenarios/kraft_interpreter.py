@@ -155,8 +155,8 @@ class KRaftInterpreter:
                 if n == 0:
                     out.append("(nothing to do)")
                 elif args == ["quiet"]:
-                    out.append(f"steps {first}..{self.step_no}: committed to "
-                               f"@{self.w.hw}, nothing pending")
+                    out.append(f"steps {first}..{self.step_no}: committed to @{self.w.hw}"
+                               + (", pending" if self.w.pending() else ", nothing pending"))
                 return
             if args == ["quiet"]:
                 self.out = []
@@ -346,6 +346,7 @@ class KRaftInterpreter:
         say = self.emit
         b = int(who[1:])
         if isinstance(e, bv.Start):
+            self.last_response.pop(b, None)
             say(f"{INDENT}{who} starts as incarnation {self.uuid(e.incarnation_id)}"
                 + (f" (on disk: {', '.join(self.tp(k) for k in e.local_replicas)})"
                    if e.local_replicas else ""))
@@ -467,6 +468,8 @@ class KRaftInterpreter:
                    f"partition_epoch={i.partition_epoch}" if i.error is ErrorCode.NONE else "")
                 for i in x.partitions)
             return f"AlterPartitionResponse({x.error.name}{' ' + items if items else ''})"
+        if x is None:
+            return "none"
         if isinstance(x, ErrorCode | enum.Enum):
             return x.name
         if isinstance(x, bool):
