@@ -14,6 +14,8 @@ prefix); the format is the ZooKeeper mode's (``interpreter.parse``). Commands:
     do <action>              the enabled action whose ``describe()`` is <action>
     enabled                  every enabled action
     commit | tick [N] | failover
+    advance [N] [quiet]      N time units in which every live RUNNING broker heartbeats (a
+                             tick, their steady heartbeats, then ``run``)
     deliver-request B | deliver-answer B | fetch B | heartbeat B | lose-request B |
     lose-answer B | crash B | restart B          (each must be enabled)
     isr B T-P R,R            the replication layer of leader B wants ISR R,R (IsrChangeWanted)
@@ -52,6 +54,7 @@ from typing import Any
 from fsm.errors import ErrorCode
 from fsm.kraft.broker import effects as be
 from fsm.kraft.broker import events as bv
+from fsm.kraft.broker_lifecycle_states import KRaftBrokerState
 from fsm.kraft.controller import events as cv
 from fsm.kraft.controller import requests as rq
 from fsm.kraft.image import MetadataImage
@@ -66,13 +69,19 @@ from model_check.kraft.setup import _progress
 from model_check.kraft.view import view_of
 from model_check.kraft.world import KAction, KRaftWorld
 
-from .interpreter import ints, parse, tp_of
+from .interpreter import ints as _ints
+from .interpreter import parse, tp_of
 
 MAX_RUN = 2000
 """Steps one ``run`` may take: more means the policy does not settle (a bug)."""
 INDENT = " " * 7
 ADMIN_BASE = 1000
 """Admin tokens are ``("admin", ADMIN_BASE + n)``: beyond the scenario's own admin list."""
+
+
+def ints(s: str) -> tuple[int, ...]:
+    """``1,2,3`` or ``[1,2,3]``."""
+    return _ints(s.strip("[]"))
 
 
 def _ids(xs: Sequence[int]) -> str:
@@ -192,6 +201,29 @@ class KRaftInterpreter:
     def cmd_tick(self, args: list[str]) -> None:
         for _ in range(int(args[0]) if args else 1):
             self.act(KAction("tick"))
+
+    def cmd_advance(self, args: list[str]) -> None:
+        """``advance [N] [quiet]``: N units of time in which every live, running broker keeps
+        its lease: a tick, then the steady heartbeat of each one whose heartbeat is enabled,
+        then ``run``. A broker that is down (or not yet running) is not helped."""
+        quiet = "quiet" in args
+        numbers = [a for a in args if a != "quiet"]
+        out, first = self.out, self.step_no + 1
+        for _ in range(int(numbers[0]) if numbers else 1):
+            if quiet:
+                self.out = []
+            self.act(KAction("tick"))
+            enabled = self.w.enabled_actions()
+            for b in sorted(self.w.brokers):
+                if (KAction("heartbeat", b) in enabled
+                        and self.w.brokers[b].state is KRaftBrokerState.RUNNING):
+                    self.act(KAction("heartbeat", b))
+            self.cmd_run([])
+        if quiet:
+            self.out = out
+            out.append(f"steps {first}..{self.step_no}: now={self.w.now}, committed to "
+                       f"@{self.w.hw}" + (", pending" if self.w.pending() else
+                                          ", nothing pending"))
 
     def cmd_failover(self, args: list[str]) -> None:
         self.act(KAction("failover"))
@@ -579,12 +611,18 @@ class KRaftInterpreter:
                 continue
             for t in sorted(image.topics.values(), key=lambda t: t.name):
                 for pid, p in sorted(t.partitions.items()):
+                    if label == "future" and p == self._partition(c.committed,
+                                                                  f"{t.name}-{pid}"):
+                        continue
                     extra = (f" adding={_ids(p.adding_replicas)}" if p.adding_replicas
                              else "") + (f" removing={_ids(p.removing_replicas)}"
                                          if p.removing_replicas else "")
                     out.append(f"{label} {t.name}-{pid} replicas={_ids(p.replicas)} "
                                f"isr={_ids(p.isr)} leader={p.leader} leader_epoch="
                                f"{p.leader_epoch} partition_epoch={p.partition_epoch}{extra}")
+        for t in sorted(c.committed.topics.values(), key=lambda t: t.name):
+            if t.topic_id not in c.image.topics:
+                out.append(f"future: {t.name} removed")
         return out or ["(no partitions)"]
 
     def show_brokers(self) -> list[str]:
