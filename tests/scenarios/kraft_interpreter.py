@@ -46,8 +46,10 @@ last answer broker B received), ``last-answer`` (the last admin answer), ``commi
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import enum
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -77,6 +79,11 @@ MAX_RUN = 2000
 INDENT = " " * 7
 ADMIN_BASE = 1000
 """Admin tokens are ``("admin", ADMIN_BASE + n)``: beyond the scenario's own admin list."""
+
+
+_KEY = re.compile(r"""\((b'(?:[^'\\]|\\.)*'), (\d+)\)""")
+"""A partition key as a note writes it: ``(b'...', 0)``."""
+_CODE = re.compile(r"<ErrorCode\.(\w+): -?\d+>")
 
 
 def ints(s: str) -> tuple[int, ...]:
@@ -333,7 +340,7 @@ class KRaftInterpreter:
 
     def _trace(self, who: str, event: Any, effects: Sequence[Any]) -> None:
         if isinstance(event, str):
-            self.emit(f"{INDENT}{who} {event}")
+            self.emit(f"{INDENT}{who} {self._note(event)}")
             return
         if who.startswith("c"):
             self._controller_event(who, event, effects)
@@ -417,6 +424,11 @@ class KRaftInterpreter:
                 say(f"{INDENT}{who} deletes {self.tp((f.topic_id, f.partition_id))}")
             elif isinstance(f, be.Exit):
                 say(f"{INDENT}{who} exits")
+
+    def _note(self, note: str) -> str:
+        """A broker core's note, its partition keys and error codes printed as elsewhere."""
+        note = _KEY.sub(lambda m: self.tp((ast.literal_eval(m[1]), int(m[2]))), note)
+        return _CODE.sub(lambda m: m[1], note)
 
     @staticmethod
     def _from(token: Any) -> str:
