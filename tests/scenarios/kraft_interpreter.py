@@ -41,6 +41,7 @@ image with the uncommitted records): ``leader``, ``isr``, ``leader-epoch``,
 ``metadata-offset B``, ``role B T-P`` (the broker's local replica), ``last-response B`` (the
 last answer broker B received), ``last-answer`` (the last admin answer), ``committed-offset``,
 ``log-end`` (the offset the next record takes), ``active`` (the active controller),
+``last-errors`` (its per-item error codes, ``topic[-partition]:CODE ...``),
 ``waiting`` (answers the active controller holds), ``topics`` (committed), ``pending``, ``now``.
 """
 
@@ -593,6 +594,8 @@ class KRaftInterpreter:
             return self.fmt(self.last_response.get(int(q[1])))
         if name == "last-answer":
             return self.fmt(self.last_answer)
+        if name == "last-errors":
+            return " ".join(self._errors(self.last_answer)) or "none"
         if name == "committed-offset":
             return str(w.hw)
         if name == "log-end":
@@ -608,6 +611,26 @@ class KRaftInterpreter:
         if name == "now":
             return str(w.now)
         raise ValueError(f"unknown query {q!r}")
+
+    def _errors(self, x: Any) -> list[str]:
+        """``label:CODE`` for every per-item result in an answer (labels: the topic, with
+        ``-partition`` when there is one)."""
+        out: list[str] = []
+        if isinstance(x, tuple):
+            for v in x:
+                out += self._errors(v)
+        elif dataclasses.is_dataclass(x) and not isinstance(x, type):
+            names = {f.name for f in dataclasses.fields(x)}
+            label = getattr(x, "name", None) or getattr(x, "topic", None)
+            if label is None and "topic_id" in names:
+                label = self.uuid(x.topic_id)
+            if "error" in names and label is not None:
+                part = getattr(x, "partition_id", None)
+                out.append(f"{label}{'' if part is None else f'-{part}'}:{x.error.name}")
+            for f in dataclasses.fields(x):
+                if isinstance(getattr(x, f.name), tuple):
+                    out += self._errors(getattr(x, f.name))
+        return out
 
     # ------------------------------------------------------------ show
 
