@@ -40,10 +40,17 @@ _MISSING = object()
 
 
 class _EdgeIds:
-    """``Checks.edge_id``'s tables (bounded: dropped when full; the counter goes on, so a
-    number once given names one key for good). ``by_key`` keeps a view of each key alive:
-    the key holds its parts' identities, which must not be reused while it is known.
-    ``by_view``: the numbers of views that cannot carry their own (no ``__dict__``)."""
+    """``Checks.edge_id``'s tables, owned by the ``Checks`` (bounded: dropped when full; the
+    counter goes on, so a number once given names one key for good).
+
+    * ``by_view``: ``id(view) -> (view, number)``: a view met again (a duplicate's view comes
+      from the search's ``known``) is one dict lookup by identity, without building its key.
+      The entry keeps the view alive, so the id stays its own (views are not interned: two
+      equal views built apart are two objects, and get the same number through ``by_key``).
+    * ``by_key``: ``edge_key(view) -> (number, view)``; the view kept alive holds the parts
+      whose identities the key names, so they are not reused while the key is known.
+
+    Nothing is written into the views themselves."""
 
     __slots__ = ("by_key", "by_view", "next")
 
@@ -61,11 +68,6 @@ class _EdgeIds:
             self.next += 1
             hit = by_key[key] = (self.next, view)
         return hit[0]
-
-
-_EDGE_ID = "_kcontrol_edge_id"
-"""Where a view (a ``GlobalView``: frozen, with a ``__dict__`` for its cached lookups) keeps
-``(the tables that numbered it, its number)``: one small-dict lookup when it is met again."""
 
 
 def _none(*_args: object) -> list:
@@ -142,27 +144,19 @@ class Checks:
         """A small int naming ``edge_key(view)``: views with equal keys get the same number,
         and a number is never reused (None: no memo). The edge memo is keyed by two of them
         -- hashing two ints instead of two tuples of part identities per step -- and a view
-        met again (a duplicate's view comes from the search's ``known``) keeps its number
-        (``_EDGE_ID``)."""
+        met again keeps its number (``_EdgeIds.by_view``, the ``Checks``' own table)."""
         key = self.edge_key
         if key is None:
             return None
         ids = self._edge_ids
-        d = getattr(view, "__dict__", None)
-        if d is not None:
-            hit = d.get(_EDGE_ID)
-            if hit is not None and hit[0] is ids:  # numbered by these tables
-                return hit[1]
-            n = ids.number(view, key(view))
-            d[_EDGE_ID] = (ids, n)
-            return n
-        hit = ids.by_view.get(id(view))
+        by_view = ids.by_view
+        hit = by_view.get(id(view))
         if hit is not None and hit[0] is view:
             return hit[1]
         n = ids.number(view, key(view))
-        if len(ids.by_view) >= _MEMO_LIMIT:
-            ids.by_view.clear()
-        ids.by_view[id(view)] = (view, n)
+        if len(by_view) >= _MEMO_LIMIT:
+            by_view.clear()
+        by_view[id(view)] = (view, n)
         return n
 
     def on_edge(self, before: Any, after: Any, before_id: int | None = None,
