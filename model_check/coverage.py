@@ -109,24 +109,11 @@ def _paths(handled: str, event: object, controller_id: int, records: list) -> It
     if again:
         yield "owed decision decided again"
 
-# ---------------------------------------------------------------- interned item sets
-
-_ITEMS: list[Items] = []
-_INDEX: dict[Items, int] = {}
-
-
-def intern(items: Items) -> int:
-    """A small int naming ``items`` in this process (the registry only grows: the distinct
-    behaviours of the cores are few, and memo entries keep their numbers for good)."""
-    k = _INDEX.get(items)
-    if k is None:
-        k = _INDEX[items] = len(_ITEMS)
-        _ITEMS.append(items)
-    return k
+# ---------------------------------------------------------------- item sets
 
 
 def controller_items(handled: str | None, event: object, controller_id: int,
-                     records: list) -> int:
+                     records: list) -> Items:
     """The interned items of one controller step (of controller ``controller_id``): its
     handler, the paths it took, and what its state-change log records say."""
     counts: dict[tuple, int] = {}
@@ -150,10 +137,10 @@ def controller_items(handled: str | None, event: object, controller_id: int,
             if sel is not None:
                 key = ("selector", sel)
                 counts[key] = counts.get(key, 0) + 1
-    return intern(tuple(sorted(counts.items())))
+    return tuple(sorted(counts.items()))
 
 
-def broker_items(event: object, records: Iterable[Any]) -> int:
+def broker_items(event: object, records: Iterable[Any]) -> Items:
     """The interned items of one broker-core step: its handler and its lifecycle moves."""
     counts: dict[tuple, int] = {("handler", "broker", _handler(event, type(event).__name__)): 1}
     for r in records:
@@ -162,26 +149,48 @@ def broker_items(event: object, records: Iterable[Any]) -> int:
             if move is not None:
                 key = ("transition", *move)
                 counts[key] = counts.get(key, 0) + 1
-    return intern(tuple(sorted(counts.items())))
+    return tuple(sorted(counts.items()))
 
 
 # ---------------------------------------------------------------- the counts
 
 
 class Coverage:
-    """Counts of one run (or one Spark task): core steps by interned item set, and the
-    invariant masks of the states and steps checked."""
+    """Counts of one run (or one Spark task): core steps by item set, and the invariant
+    masks of the states and steps checked.
 
-    __slots__ = ("edges", "states", "steps")
+    A step's item set is counted by its identity (``steps``: one dict lookup of an int; the
+    set itself is kept in ``items``, alive while counted): the step memo hands the same
+    object for every step it serves (one object per value: ``StepMemo.items``), so the
+    distinct objects are few. Equal sets held by two objects add up in ``plain``, ``merge``
+    and the report."""
+
+    __slots__ = ("edges", "items", "states", "steps")
 
     def __init__(self) -> None:
-        self.steps: dict[int, int] = {}
+        self.steps: dict[int, int] = {}  # id(item set) -> steps
+        self.items: dict[int, Items] = {}  # id(item set) -> it
         self.states: dict[int, int] = {}
         self.edges: dict[int, int] = {}
 
-    def step(self, k: int) -> None:
+    def step(self, items: Items) -> None:
         steps = self.steps
-        steps[k] = steps.get(k, 0) + 1
+        k = id(items)
+        n = steps.get(k)
+        if n is None:
+            self.items[k] = items
+            steps[k] = 1
+        else:
+            steps[k] = n + 1
+
+    def step_counts(self) -> dict[Items, int]:
+        """The steps by item set (by value)."""
+        out: dict[Items, int] = {}
+        items = self.items
+        for k, n in self.steps.items():
+            it = items[k]
+            out[it] = out.get(it, 0) + n
+        return out
 
     def state(self, mask: int) -> None:
         states = self.states
@@ -193,18 +202,22 @@ class Coverage:
 
     def plain(self) -> tuple:
         """A process-independent value (item sets instead of their numbers) to ship."""
-        return (tuple((_ITEMS[k], n) for k, n in self.steps.items()),
+        return (tuple(self.step_counts().items()),
                 tuple(self.states.items()), tuple(self.edges.items()))
 
     def merge(self, other: Coverage | tuple) -> None:
         """Add ``other`` (a ``Coverage`` of this process, or a ``plain()`` from anywhere)."""
         if isinstance(other, Coverage):
-            steps: Iterable = ((_ITEMS[k], n) for k, n in other.steps.items())
+            steps: Iterable = other.step_counts().items()
             states, edges = other.states.items(), other.edges.items()
         else:
             steps, states, edges = other
+        mine = {it: k for k, it in self.items.items()}
         for items, n in steps:
-            k = intern(items)
+            k = mine.get(items)
+            if k is None:
+                k = mine[items] = id(items)
+                self.items[k] = items
             self.steps[k] = self.steps.get(k, 0) + n
         for mask, n in states:
             self.states[mask] = self.states.get(mask, 0) + n
@@ -230,9 +243,9 @@ def _report(cov: Coverage) -> dict:
     taken (with counts) and what never was; for each invariant its counts."""
     totals: dict[tuple, int] = {}
     core_steps = 0
-    for k, n in cov.steps.items():
+    for items, n in cov.step_counts().items():
         core_steps += n
-        for key, times in _ITEMS[k]:
+        for key, times in items:
             totals[key] = totals.get(key, 0) + times * n
     by: dict[str, dict[str, int]] = {}
     for key, n in totals.items():

@@ -126,7 +126,7 @@ def expand(snap: tuple, config: WorldConfig, checks: Checks, view: Any,
     actions = listed.enabled_actions()  # reads the world, changes nothing in it
     last = len(actions) - 1
     out = []
-    near = Near(snap)
+    near = Near(snap, None if memos is None else memos.digests)
     before_id = checks.edge_id(view)
     for i, action in enumerate(actions):
         # each action on its own copy of the parent; the last one on the copy that listed
@@ -238,7 +238,7 @@ def _search(st: Start, checks: Checks, depth_bound: int, max_states: int, result
     """The levels; returns the parent pointers (keys: fingerprints, or class keys)."""
     config = st.config
     cov = memos.coverage
-    root_real = fingerprint(st.snapshot)
+    root_real = fingerprint(st.snapshot, memos.digests)
     root = root_real if canon is None else canon(st.snapshot)
     parents: dict[int, tuple[int, int]] = {root: (0, ROOT)}
     root_view = checks.view(World.restore(st.snapshot, config, memos))

@@ -777,7 +777,8 @@ def canonical(snap: tuple, config: WorldConfig, memo: RenameMemo | None = None) 
     perms = candidates(snap, config, decode if memo is None else memo.codec.decode)
     if perms is None:
         return fingerprint(("own", snap))
-    return min(fingerprint(relabel(snap, config, p, memo=memo)) for p in perms)
+    digests = None if memo is None else memo.digests
+    return min(fingerprint(relabel(snap, config, p, memo=memo), digests) for p in perms)
 
 
 def canonicalizer(config: WorldConfig, limit: int = 2_000_000,
@@ -786,9 +787,10 @@ def canonicalizer(config: WorldConfig, limit: int = 2_000_000,
     remembered by the world's own fingerprint (a world reached again by another path is not
     renamed again; up to ``limit`` worlds)."""
     keys: dict[int, int] = {}
+    digests = None if memo is None else memo.digests
 
     def canon(snap: tuple) -> int:
-        real = fingerprint(snap)
+        real = fingerprint(snap, digests)
         key = keys.get(real)
         if key is None:
             key = canonical(snap, config, memo)

@@ -43,7 +43,7 @@ def walks(scenario: Scenario, checks: Checks, steps: int, seed: int,
     result = Result(scenario.name, "random", "pass", 0, 1, 0, 0.0, setup_steps=len(st.setup),
                     bounded_by="steps", checks=checks.name, coverage=coverage)
     rng = random.Random(seed)
-    seen = {fingerprint(st.snapshot)}
+    seen = {fingerprint(st.snapshot, memos.digests)}
     _walks(st, checks, steps, depth_bound, rng, seen, result, on_walk, memos)
     result.distinct_states = len(seen)
     result.seconds = time.perf_counter() - t0
@@ -64,7 +64,7 @@ def _walks(st: Start, checks: Checks, steps: int, depth_bound: int, rng: random.
         view = checks.view(world)
         path: list[int] = []
         before = len(seen)
-        visited = {fingerprint(st.snapshot)}
+        visited = {fingerprint(st.snapshot, memos.digests)}
         while len(path) < depth_bound and result.states_generated < steps:
             actions = world.enabled_actions()
             if not actions:
@@ -83,7 +83,7 @@ def _walks(st: Start, checks: Checks, steps: int, depth_bound: int, rng: random.
                 if cov is not None:
                     cov.state(checks.state_mask(after))
                 view = after
-                fp = fingerprint(world.snapshot())
+                fp = fingerprint(world.snapshot(), memos.digests)
                 seen.add(fp)
             if found is not None:
                 result.violation = Violation(found.invariant, found.detail, tuple(path),

@@ -1,4 +1,4 @@
-"""The codec memo: ``encode`` and ``decode`` remembered by identity.
+"""The codec memo: ``encode``, ``decode`` and ``derived`` remembered by identity.
 
 The world's values are immutable and restored worlds share them, so almost every call
 meets an object already seen: the key is ``id(obj)``, the entry keeps ``obj`` alive (an id
@@ -13,6 +13,7 @@ What is still in use survives a turnover: a search's memo never falls off a clif
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from model_check.world.codec import Codec
@@ -21,13 +22,15 @@ LIMIT = 200_000
 """Entries per generation."""
 TABLES = LIMIT // 10
 """Entries of ``decoded_dict``'s table (cleared when full)."""
+DERIVED = 50_000
+"""Entries of each of ``derived``'s tables (cleared when full)."""
 _SCALARS = frozenset({int, str, bool, type(None), bytes})
 
 
 class CodecMemo(Codec):
     """The codec of one search's worlds (``Memos.codec``)."""
 
-    __slots__ = ("dec", "enc", "old_dec", "old_enc", "tables")
+    __slots__ = ("dec", "derivations", "enc", "old_dec", "old_enc", "tables")
 
     def __init__(self) -> None:
         self.enc: dict[int, tuple[object, object]] = {}  # id(value) -> (value, its encoding)
@@ -35,6 +38,8 @@ class CodecMemo(Codec):
         self.old_enc: dict[int, tuple[object, object]] = {}
         self.old_dec: dict[int, tuple[object, object]] = {}
         self.tables: dict[int, tuple[object, dict]] = {}  # ``decoded_dict``, by id(pairs)
+        # ``derived``: per function, id(snapshot) -> (snapshot, what the function gave)
+        self.derivations: dict[Callable, dict[int, tuple[object, Any]]] = {}
 
     def _remember(self, obj: object, enc: object) -> None:
         if len(self.enc) >= LIMIT:
@@ -109,3 +114,18 @@ class CodecMemo(Codec):
             self.tables.clear()
         self.tables[id(pairs)] = (pairs, d)
         return d
+
+    def derived(self, fn: Callable[[Any, Codec], Any], snap: tuple) -> Any:
+        """Remembered by ``fn`` and the identity of ``snap`` (the entry keeps ``snap`` alive):
+        the result is shared."""
+        table = self.derivations.get(fn)
+        if table is None:
+            table = self.derivations[fn] = {}
+        hit = table.get(id(snap))
+        if hit is not None and hit[0] is snap:
+            return hit[1]
+        out = fn(snap, self)
+        if len(table) >= DERIVED:
+            table.clear()
+        table[id(snap)] = (snap, out)
+        return out

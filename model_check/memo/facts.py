@@ -19,9 +19,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from model_check.world.facts import BrokerFacts, ControllerFacts, broker_facts, controller_facts
-from model_check.world.fingerprint import part_digest
 
 if TYPE_CHECKING:
+    from model_check.memo.digests import Digests
     from model_check.world.world import World
 
 LIMIT = 40_000
@@ -41,9 +41,10 @@ class FactsMemo:
     small key costs less than two -- the digest's, in a table five times larger, then the
     content key's. An entry keeps its snapshot alive: its id stays its own."""
 
-    __slots__ = ("brokers", "brokers_by_id", "controllers", "controllers_by_id")
+    __slots__ = ("brokers", "brokers_by_id", "controllers", "controllers_by_id", "digest")
 
-    def __init__(self) -> None:
+    def __init__(self, digests: Digests) -> None:
+        self.digest = digests.digest
         self.controllers: dict[tuple[int, bytes], ControllerFacts] = {}
         self.brokers: dict[tuple[int, bytes], BrokerFacts] = {}
         self.controllers_by_id: dict[tuple[int, int], tuple[tuple, ControllerFacts]] = {}
@@ -54,7 +55,7 @@ class FactsMemo:
         known = self.controllers_by_id.get((id(snap), b))
         if known is not None and known[0] is snap:
             return known[1]
-        key = (b, part_digest(snap))
+        key = (b, self.digest(snap))
         hit = self.controllers.get(key)
         if hit is None:
             hit = controller_facts(world.controllers[b])
@@ -67,7 +68,7 @@ class FactsMemo:
         known = self.brokers_by_id.get((id(snap), b))
         if known is not None and known[0] is snap:
             return known[1]
-        key = (b, part_digest(snap))
+        key = (b, self.digest(snap))
         hit = self.brokers.get(key)
         if hit is None:
             hit = broker_facts(world.brokers[b])

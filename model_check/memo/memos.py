@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from model_check.coverage import Coverage
 from model_check.memo.codec import CodecMemo
+from model_check.memo.digests import Digests
 from model_check.memo.facts import FactsMemo
 from model_check.memo.renames import RenameMemo
 from model_check.memo.steps import StepMemo
@@ -28,7 +29,10 @@ class Memos:
     """The memos of the worlds of ``config`` under the code loaded when it was made.
 
     * ``codec``: the encodings of the worlds' values and the values of the encodings
-      (``World.codec``);
+      (``World.codec``), and what is derived from a snapshot by a pure function (its parts
+      decoded: ``Codec.derived``);
+    * ``digests``: the content digests of the component snapshots (the search's
+      fingerprints, and the content keys of the memos below);
     * ``steps``: the cores' steps, the ZooKeeper calls, the channel operations;
     * ``facts``: the components' facts (``World.controller_facts``/``broker_facts``);
     * ``templates``: what ``World.restore`` copies, the shared components
@@ -45,6 +49,7 @@ class Memos:
     config: WorldConfig
     coverage: Coverage | None = None
     codec: CodecMemo = field(init=False, repr=False)
+    digests: Digests = field(init=False, repr=False)
     steps: StepMemo = field(init=False, repr=False)
     facts: FactsMemo = field(init=False, repr=False)
     templates: Templates = field(init=False, repr=False)
@@ -56,11 +61,12 @@ class Memos:
 
     def __post_init__(self) -> None:
         self.codec = codec = CodecMemo()
-        self.steps = StepMemo(codec)
-        self.facts = FactsMemo()
+        self.digests = digests = Digests()
+        self.steps = StepMemo(codec, digests)
+        self.facts = FactsMemo(digests)
         self.templates = Templates(self.config, codec)
-        self.views = ViewMemo()
-        self.renames = RenameMemo(codec)
+        self.views = ViewMemo(digests)
+        self.renames = RenameMemo(codec, digests)
         self.token, self.keepalive = code_token()
 
     def current(self) -> bool:

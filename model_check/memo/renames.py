@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from model_check.memo.digests import Digests
 from model_check.world.codec import Codec
 
 LIMIT = 100_000
@@ -44,11 +45,13 @@ class ByIdentity:
 class RenameMemo:
     """The renaming work of one search (``symmetry.canonicalizer``'s ``memo``)."""
 
-    __slots__ = ("codec", "czxids", "free", "renamed", "tokens")
+    __slots__ = ("codec", "czxids", "digests", "free", "renamed", "tokens")
 
-    def __init__(self, codec: Codec) -> None:
+    def __init__(self, codec: Codec, digests: Digests | None = None) -> None:
         self.codec = codec
         """The search's codec: the znodes' data the brokers' signatures read."""
+        self.digests = digests
+        """The search's digests: the renamings' fingerprints."""
         self.free = ByIdentity()
         """A value of a token-free class, by the permutation: its renaming."""
         self.tokens = ByIdentity()

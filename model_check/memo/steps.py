@@ -8,7 +8,7 @@ one already made -- so a world given a memo (``World(config, memos)``) asks it b
 restores a core and runs it.
 
 A hit hands back the new snapshot and the effects the first call produced: the very same
-objects, so the snapshot's digest (``fingerprint.part_digest``), the codec's encodings of the
+objects, so the snapshot's digest (``Memos.digests``), the codec's encodings of the
 requests in the effects and the views built on them are memo hits further on too. The core is
 left as a snapshot in the world (``World.controller_becomes``/``broker_becomes``), restored
 only if something reads it later. A miss runs the core as before and records what it did.
@@ -29,10 +29,10 @@ Events the codec cannot encode (a value holding a list) are not memoised: the co
 The memo is bounded (cleared when full); clearing it only costs time.
 
 **Coverage.** A recorded step keeps, besides its effects, what it did in the coverage's terms
-(``coverage.controller_items``/``broker_items``: an interned int worked out from the core's
-state-change log when the step first runs; the log is then emptied -- the search reads
-none). With a ``coverage.Coverage`` to count into (``Memos.coverage``) every step, hit or
-miss, adds one to that int's count. Steps the memo does not serve count the same way.
+(``coverage.controller_items``/``broker_items``: an item set worked out from the core's
+state-change log when the step first runs, one object per value here -- ``intern``; the log
+is then emptied -- the search reads none). With a ``coverage.Coverage`` to count into
+(``Memos.coverage``) every step, hit or miss, adds one to that object's count (by identity). Steps the memo does not serve count the same way.
 """
 
 from __future__ import annotations
@@ -40,13 +40,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from model_check.coverage import Coverage, broker_items, controller_items
+from model_check.coverage import Coverage, Items, broker_items, controller_items
 from model_check.world.channels import Channels
 from model_check.world.codec import Codec
 from model_check.world.cores import shared_snapshot
-from model_check.world.fingerprint import part_digest
 
 if TYPE_CHECKING:
+    from model_check.memo.digests import Digests
     from model_check.world.channels import ChannelKey
     from model_check.world.world import World
 
@@ -60,11 +60,12 @@ _send = Channels.send
 class StepMemo:
     """The cores' steps, the ZooKeeper calls and the channel operations of one search."""
 
-    __slots__ = ("ch", "ch_hits", "ch_misses", "codec", "entries", "hits", "misses", "zk",
-                 "zk_hits", "zk_misses")
+    __slots__ = ("ch", "ch_hits", "ch_misses", "codec", "digest", "entries", "hits", "items",
+                 "misses", "zk", "zk_hits", "zk_misses")
 
-    def __init__(self, codec: Codec) -> None:
+    def __init__(self, codec: Codec, digests: Digests) -> None:
         self.codec = codec  # the events' keys: their encodings
+        self.digest = digests.digest  # the core snapshots' keys: their content digests
         self.entries: dict[tuple, tuple] = {}  # the cores' steps
         self.hits = 0
         self.misses = 0
@@ -74,6 +75,18 @@ class StepMemo:
         self.ch: dict[tuple, tuple] = {}  # channel operations (``ch_call``, ``ch_send``)
         self.ch_hits = 0
         self.ch_misses = 0
+        self.items: dict[Items, Items] = {}  # the steps' item sets, one object per value
+
+    def intern(self, items: Items) -> Items:
+        """``items`` as the one object of its value this memo hands out (what ``Coverage``
+        counts by identity); the distinct item sets are few (bounded all the same)."""
+        table = self.items
+        hit = table.get(items)
+        if hit is None:
+            if len(table) >= LIMIT:
+                table.clear()
+            hit = table[items] = items
+        return hit
 
     def _event_key(self, event: object) -> Any:
         try:
@@ -99,10 +112,10 @@ class StepMemo:
             log = ctl.state_change_log  # type: ignore[attr-defined]
             n = len(log)
             effects = ctl.handle(event)  # type: ignore[attr-defined]
-            cov.step(controller_items(
-                ctl.last_handled, event, b, ctl.state_change_log[n:]))  # type: ignore[attr-defined]
+            cov.step(self.intern(controller_items(
+                ctl.last_handled, event, b, ctl.state_change_log[n:])))  # type: ignore[attr-defined]
             return effects
-        key = ("c", b, part_digest(w.controller_snapshot(b)), ek)
+        key = ("c", b, self.digest(w.controller_snapshot(b)), ek)
         hit = self.entries.get(key)
         if hit is not None:
             self.hits += 1
@@ -116,7 +129,7 @@ class StepMemo:
         n = len(log)
         effects = ctl.handle(event)  # type: ignore[attr-defined]
         log = ctl.state_change_log  # type: ignore[attr-defined]
-        items = controller_items(ctl.last_handled, event, b, log[n:])  # type: ignore[attr-defined]
+        items = self.intern(controller_items(ctl.last_handled, event, b, log[n:]))  # type: ignore[attr-defined]
         del log[:]
         snap = shared_snapshot(ctl.snapshot())  # type: ignore[attr-defined]
         w.cache_controller_snapshot(b, snap)
@@ -130,7 +143,7 @@ class StepMemo:
         """``w.brokers[b].handle(event)``: ``(effects, state before, state after)``."""
         ek = self._event_key(event)
         if ek is not None:
-            key = ("b", b, part_digest(w.broker_snapshot(b)), ek)
+            key = ("b", b, self.digest(w.broker_snapshot(b)), ek)
             hit = self.entries.get(key)
             if hit is not None:
                 self.hits += 1
@@ -144,9 +157,9 @@ class StepMemo:
         n = len(log)
         effects = core.handle(event)  # type: ignore[attr-defined]
         after = core.state  # type: ignore[attr-defined]
-        items = -1
+        items: Items = ()
         if ek is not None or cov is not None:
-            items = broker_items(event, log[n:])
+            items = self.intern(broker_items(event, log[n:]))
         if ek is not None:
             del log[:]
             snap = shared_snapshot(core.snapshot())  # type: ignore[attr-defined]

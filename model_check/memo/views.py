@@ -17,12 +17,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from model_check.world.facts import ControllerFacts
-from model_check.world.fingerprint import part_digest
 from model_check.world.global_view import broker_view, controller_view, shared_part, zk_view
 from model_check.world.zookeeper import ZOOKEEPER
 
 if TYPE_CHECKING:
     from invariants.view import BrokerView, ControllerView, ZkView
+    from model_check.memo.digests import Digests
     from model_check.world.world import World
 
 LIMIT = 40_000
@@ -38,9 +38,10 @@ def _put(table: dict, key: object, value: object) -> None:
 class ViewMemo:
     """The view parts of one search's worlds."""
 
-    __slots__ = ("brokers", "brokers_by_id", "controllers", "zks", "zks_by_id")
+    __slots__ = ("brokers", "brokers_by_id", "controllers", "digest", "zks", "zks_by_id")
 
-    def __init__(self) -> None:
+    def __init__(self, digests: Digests) -> None:
+        self.digest = digests.digest
         self.zks: dict[tuple, ZkView] = {}
         self.zks_by_id: dict[int, tuple[tuple, ZkView]] = {}
         self.brokers: dict[tuple[int, bool, bool, bytes], BrokerView] = {}
@@ -69,7 +70,7 @@ class ViewMemo:
         known = self.brokers_by_id.get((id(snap), b, up, shut_down))
         if known is not None and known[0] is snap:
             return known[1]
-        key = (b, up, shut_down, part_digest(snap))
+        key = (b, up, shut_down, self.digest(snap))
         hit = self.brokers.get(key)
         if hit is None:
             hit = shared_part(broker_view(b, up, world.brokers[b], shut_down))  # type: ignore[assignment,arg-type]

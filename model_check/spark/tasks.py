@@ -99,7 +99,7 @@ from model_check.spark.encoding import (
 from model_check.spark.patches import ExecutorPatch, applied
 from model_check.symmetry import canonicalizer
 from model_check.world import World, WorldConfig
-from model_check.world.fingerprint import part_word
+from model_check.world.fingerprint import DigestSource, part_word
 from model_check.world.world import ZOOKEEPER_AT
 
 VISITED, CAND, EDGE, GENERATED, SEED = range(5)
@@ -149,11 +149,13 @@ class Job:
         assert not (self.symmetric and self.route != ROUTE_KEY), \
             "with symmetry reduction states are placed by their class key"
 
-    def partition_of(self, key: int, snapshot: tuple) -> int:
-        """The partition that holds the state ``snapshot`` of key ``key``."""
+    def partition_of(self, key: int, snapshot: tuple,
+                     digests: DigestSource | None = None) -> int:
+        """The partition that holds the state ``snapshot`` of key ``key`` (``digests``: the
+        run's, ``Memos.digests``)."""
         if self.route == ROUTE_KEY:
             return key % self.partitions
-        return part_word(snapshot[ZOOKEEPER_AT]) % self.partitions
+        return part_word(snapshot[ZOOKEEPER_AT], digests) % self.partitions
 
 
 class _Run:
@@ -350,6 +352,7 @@ def _expand(job: Job, split: int, states: list[tuple], memos: Memos,
     #                                    partition, coverage mask]
     cover = job.coverage
     where = job.partition_of
+    digests = memos.digests
     generated = 0
     for key, path, snap, real in states:
         snap = World.canonical(snap, memos)
@@ -371,7 +374,7 @@ def _expand(job: Job, split: int, states: list[tuple], memos: Memos,
                 found = checks.on_state(s.view)
                 out[s.fp] = [child_path, s.snapshot if send_snapshots else None,
                              None if found is None else tuple(found), key, child_real,
-                             where(s.fp, s.snapshot), checks.state_mask(s.view) if cover else 0]
+                             where(s.fp, s.snapshot, digests), checks.state_mask(s.view) if cover else 0]
             elif child_path < cur[0]:  # the same world by a smaller path
                 cur[0], cur[3] = child_path, key
         if len(out) >= FLUSH_AT:

@@ -57,25 +57,21 @@ class ChannelFull(AssertionError):
 
 
 shared = Shared()
-"""Snapshots, one object per value (``fingerprint.Shared``; ``World.canonical``)."""
+"""Snapshots, one object per value (``World.canonical``): an intern table, not a memo of the
+search (``fingerprint.Shared``)."""
 _shared_key = Shared(1_000)
-"""Channel keys, one object per value: their encodings are then memo hits (``codec``)."""
+"""Channel keys, one object per value: their encodings are then memo hits (``codec``). An
+intern table, not a memo of the search (``fingerprint.Shared``)."""
 
 
-_PAIRS: dict[int, tuple[tuple, dict]] = {}
+def pairs_of(snap: tuple, codec: Codec = PLAIN) -> dict:
+    """``{key: (encoded key, encoded queue)}`` of a snapshot (``Codec.derived``: the search's
+    codec remembers it by identity; shared: callers copy it)."""
+    return codec.derived(_decode_pairs, snap)  # type: ignore[no-any-return]
 
 
-def pairs_of(snap: tuple) -> dict:
-    """``{key: (encoded key, encoded queue)}`` of a snapshot, memoised by its identity
-    (shared: callers copy it)."""
-    hit = _PAIRS.get(id(snap))
-    if hit is not None and hit[0] is snap:
-        return hit[1]
-    pairs = {decode(k): (k, q) for k, q in snap}
-    if len(_PAIRS) >= 20_000:
-        _PAIRS.clear()
-    _PAIRS[id(snap)] = (snap, pairs)
-    return pairs
+def _decode_pairs(snap: tuple, _codec: Codec) -> dict:
+    return {decode(k): (k, q) for k, q in snap}  # keys: small, shared by ``_shared_key``
 
 
 class Channels:
@@ -103,7 +99,7 @@ class Channels:
         ch.bound = bound
         ch.codec = codec
         ch.queues = codec.decoded_dict(snap).copy()
-        ch._pairs = pairs_of(snap).copy()
+        ch._pairs = pairs_of(snap, codec).copy()
         ch._snap = snap
         return ch
 

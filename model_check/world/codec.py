@@ -15,7 +15,8 @@ scanned packages share a qualname): it depends only on the code, never on the pr
 data string starts with NUL, so ``decode`` tells a tagged tuple from a plain one.
 
 A ``Codec`` remembers nothing; the search's memos (``model_check.memo.codec``) remember
-both directions by identity -- the world's values are immutable and restored worlds share
+both directions by identity, and what the world's components derive from their snapshots
+(``Codec.derived``: ZooKeeper's and the channels' snapshots decoded) -- the world's values are immutable and restored worlds share
 them, so almost every call is one dict lookup -- and a world calls the codec it was given
 (``World.codec``). Remembering never changes a result: encoding is a pure function of the
 value's content, whatever the sharing.
@@ -27,6 +28,7 @@ import dataclasses
 import enum
 import importlib
 import pkgutil
+from collections.abc import Callable
 from typing import Any
 
 _PACKAGES = ("fsm", "model_check.world")
@@ -54,6 +56,8 @@ def _scan() -> list[type]:
 
 _specs: dict[type, tuple[int, str, tuple[str, ...]]] = {}
 _by_tag: dict[str, tuple[int, type, tuple[str, ...]]] = {}
+"""The registry of the tagged classes (``_build_registry``, filled once from the code): a
+constant of the code, not a memo of the search."""
 
 
 def _build_registry() -> None:
@@ -146,6 +150,13 @@ class Codec:
         callers copy it before changing it."""
         dec = self.decode
         return {dec(k): dec(v) for k, v in pairs}
+
+    def derived(self, fn: Callable[[Any, Codec], Any], snap: tuple) -> Any:
+        """``fn(snap, self)``: what a component works out of a snapshot of its own (its
+        parts decoded) with this codec -- ``fn`` a module-level pure function, ``snap``
+        immutable. A memo remembers it by the identity of ``snap`` (``CodecMemo``), so the
+        result may be shared: callers copy what they change."""
+        return fn(snap, self)
 
 
 PLAIN = Codec()

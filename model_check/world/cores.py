@@ -43,7 +43,8 @@ def new_broker(config: WorldConfig, b: int) -> BrokerCore:
 shared_snapshot = Shared()
 """Core snapshots (controllers' and broker cores'), one object per value: what the step
 memo hands out, and what a state arriving from elsewhere (a Spark bundle) is mapped to
-(``World.canonical``), so that the memos keyed by identity know it."""
+(``World.canonical``), so that the memos keyed by identity know it. An intern table, not a
+memo of the search (``fingerprint.Shared``)."""
 
 
 def restore_controller(snap: tuple, config: WorldConfig, b: int) -> Controller:

@@ -1,13 +1,11 @@
 """One-line descriptions of events, effects, requests and ZooKeeper ops (for traces).
 
-Every step of a search describes what it did, and the same request or event object is met
-in many worlds (the step memo shares them), so ``event`` and ``request`` remember their
-text by the object's identity (the entry keeps the object alive; bounded).
+Only a world that describes (``World.apply(..., describe=True)``: a scenario's setup, a
+replay, a counterexample's transcript) writes them; the search and the walks take ``Quiet``
+instead, so nothing here is remembered.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from fsm import events as E
 from fsm.effects import CheckOp, CreateOp, DeleteOp, SetDataOp, ZkOp
@@ -48,23 +46,8 @@ def op(o: ZkOp) -> str:
     return repr(o)
 
 
-_TEXTS: dict[int, tuple[object, str]] = {}
-_LIMIT = 20_000
-
-
-def _remembered(x: object, describe: Callable[[object], str]) -> str:
-    hit = _TEXTS.get(id(x))
-    if hit is not None and hit[0] is x:
-        return hit[1]
-    text = describe(x)
-    if len(_TEXTS) >= _LIMIT:
-        _TEXTS.clear()
-    _TEXTS[id(x)] = (x, text)
-    return text
-
-
 def request(r: object) -> str:
-    return _remembered(r, _request)
+    return _request(r)
 
 
 def _request(r: object) -> str:
@@ -86,7 +69,7 @@ def _request(r: object) -> str:
 def event(ev: object) -> str:
     if type(ev) is E.RequestReceived:  # the most frequent, and a new object every time
         return request(ev.request)
-    return _remembered(ev, _event)
+    return _event(ev)
 
 
 def _event(ev: object) -> str:  # noqa: C901 -- a flat dispatch

@@ -18,10 +18,11 @@ their sum, so two different tuples collide with probability 2**-64 as with any 6
 A successor that changed a few components then gets its fingerprint from its parent's by
 adding the changed terms (``fingerprint_near``). For anything else, blake2b of ``encode``. A world snapshot is a flat tuple of its components
 (ZooKeeper, channels, each controller, each broker core, the rest), and a component an
-untouched step leaves alone is the very same tuple object, so its digest comes from a
-memo keyed by the object's identity (the memo keeps the object alive: an id is never
-reused while cached). The memo only saves work: the value is a pure function of content,
-never of ``hash()`` (PYTHONHASHSEED differs between Spark executors) or of ids.
+untouched step leaves alone is the very same tuple object, so a search remembers its digest
+by the object's identity: the functions take the search's ``digests``
+(``model_check.memo.digests.Digests``, ``Memos.digests``); without one they work it out.
+Remembering only saves work: the value is a pure function of content, never of ``hash()``
+(PYTHONHASHSEED differs between Spark executors) or of ids.
 """
 
 from __future__ import annotations
@@ -29,10 +30,10 @@ from __future__ import annotations
 import hashlib
 import io
 import pickle
+from collections.abc import Callable
+from typing import Protocol
 
 PROTOCOL = 5
-_LIMIT = 200_000
-_digests: dict[int, tuple[object, bytes, int]] = {}  # id -> (part, digest, word)
 _MASK = (1 << 64) - 1
 
 
@@ -41,7 +42,8 @@ def _weight(i: int) -> int:
     return int.from_bytes(d, "little") | 1
 
 
-_WEIGHTS = [_weight(i) for i in range(64)]  # grown by ``_weights`` for longer tuples
+_WEIGHTS = [_weight(i) for i in range(64)]
+"""The position weights: constants of the code (grown by ``_weights`` for longer tuples)."""
 
 
 def _weights(n: int) -> list[int]:
@@ -59,35 +61,53 @@ def encode(snapshot: object) -> bytes:
     return buf.getvalue()
 
 
-def part_digest(part: object) -> bytes:
-    """16-byte blake2b of ``encode(part)``, memoised by identity."""
-    hit = _digests.get(id(part))
-    if hit is not None and hit[0] is part:
-        return hit[1]
-    return _digest(part)[1]
+class DigestSource(Protocol):
+    """Where the digests of the parts come from: the search's memo (``Memos.digests``)."""
+
+    def digest(self, part: object) -> bytes: ...
+
+    def word(self, part: object) -> int: ...
 
 
-def part_word(part: object) -> int:
+def part_digest(part: object, digests: DigestSource | None = None) -> bytes:
+    """16-byte blake2b of ``encode(part)`` (remembered by ``digests``, when given)."""
+    if digests is not None:
+        return digests.digest(part)
+    return digest_of(part)[0]
+
+
+def part_word(part: object, digests: DigestSource | None = None) -> int:
     """The first 8 bytes of ``part_digest(part)`` as an int (little-endian)."""
-    hit = _digests.get(id(part))
-    if hit is not None and hit[0] is part:
-        return hit[2]
-    return _digest(part)[2]
+    if digests is not None:
+        return digests.word(part)
+    return digest_of(part)[1]
 
 
-def _digest(part: object) -> tuple[object, bytes, int]:
+def digest_of(part: object) -> tuple[bytes, int]:
+    """``(part_digest(part), part_word(part))``, worked out."""
     d = hashlib.blake2b(encode(part), digest_size=16).digest()
-    if len(_digests) >= _LIMIT:
-        _digests.clear()
-    entry = _digests[id(part)] = (part, d, int.from_bytes(d[:8], "little"))
-    return entry
+    return d, int.from_bytes(d[:8], "little")
+
+
+def _word(part: object) -> int:
+    return digest_of(part)[1]
 
 
 class Shared:
     """``shared(value)``: one object per value of a component snapshot (bounded: the table is
     dropped when full). Many worlds hold equal components built afresh by their steps; once
-    they are one object, its digest here, and every memo keyed by identity, is a hit where a
-    new tuple would be pickled and hashed again. Costs one hash of the value."""
+    they are one object, every memo keyed by identity (the search's: ``model_check.memo``)
+    is a hit where a new tuple would be pickled and hashed again. Costs one hash of the value.
+
+    **An intern table, not a memo of the search**, and so a module-level one in the world
+    (each instance below, one per kind of value, is process-wide): it remembers no answer --
+    no result of a core, a ZooKeeper call, a decoding or a check -- only which object stands
+    for a value, and hands back a value *equal* to its argument. Whatever it holds, or after
+    it is dropped, every world means the same: the snapshots, their fingerprints (content
+    only) and every verdict are unchanged; only identities differ, which nothing but the
+    memos' hit rates reads. Nothing in it depends on the code of the cores (a mutant's
+    values intern like any others), on a search, or on a config, so one process-wide table
+    serves every search in the process and needs no owner; it is bounded (``limit``)."""
 
     __slots__ = ("_limit", "_table")
 
@@ -105,21 +125,27 @@ class Shared:
         return hit
 
 
-def fingerprint(snapshot: object) -> int:
+def fingerprint(snapshot: object, digests: DigestSource | None = None) -> int:
+    """The 64-bit fingerprint of a builtins-only snapshot (``digests``: the search's memo of
+    the parts' digests)."""
     if type(snapshot) is tuple:
         weights = _WEIGHTS if len(snapshot) <= len(_WEIGHTS) else _weights(len(snapshot))
-        return sum(map(int.__mul__, map(part_word, snapshot), weights)) & _MASK
+        word = _word if digests is None else digests.word
+        return sum(map(int.__mul__, map(word, snapshot), weights)) & _MASK
     return int.from_bytes(hashlib.blake2b(encode(snapshot), digest_size=8).digest(), "little")
 
 
 class Near:
-    """What ``fingerprint_near`` needs of a parent: its fingerprint and its words."""
+    """What ``fingerprint_near`` needs of a parent: its fingerprint and its words (and the
+    search's ``digests``, for the successors' parts)."""
 
-    __slots__ = ("fp", "snapshot", "words")
+    __slots__ = ("fp", "snapshot", "word", "words")
 
-    def __init__(self, snapshot: tuple) -> None:
+    def __init__(self, snapshot: tuple, digests: DigestSource | None = None) -> None:
         self.snapshot = snapshot
-        self.words = words = [part_word(p) for p in snapshot]
+        word: Callable[[object], int] = _word if digests is None else digests.word
+        self.word = word
+        self.words = words = [word(p) for p in snapshot]
         weights = _WEIGHTS if len(words) <= len(_WEIGHTS) else _weights(len(words))
         self.fp = sum(map(int.__mul__, words, weights)) & _MASK  # ``fingerprint(snapshot)``
 
@@ -133,9 +159,10 @@ def fingerprint_near(snapshot: tuple, parent: Near) -> int:
     if len(snapshot) != len(old):
         return fingerprint(snapshot)
     words = parent.words
+    word = parent.word
     for i, p in enumerate(snapshot):
         if p is not old[i]:
-            fp += (part_word(p) - words[i]) * _WEIGHTS[i]
+            fp += (word(p) - words[i]) * _WEIGHTS[i]
     return fp & _MASK
 
 

@@ -155,11 +155,14 @@ assert tuple(f.name for f in fields(GlobalView)) == _VIEW_FIELDS, (
 shared_part = Shared(40_000)
 """Parts by value: equal parts built from different snapshots are one object, so that the
 transition invariants (which skip parts a step left as they were, by identity) and the
-state-invariant memo (keyed by the parts' identities) see them as the same."""
+state-invariant memo (keyed by the parts' identities) see them as the same. An intern
+table, not a memo of the search (``fingerprint.Shared``): the views memo
+(``model_check.memo.views``) remembers which part a component snapshot gives."""
 
 
 _shared_controller = Shared(40_000)
-"""Controller parts by value (``shared_part``'s, for a world without memos)."""
+"""Controller parts by value (``shared_part``'s, for a world without memos): an intern
+table, not a memo of the search (``fingerprint.Shared``)."""
 
 
 def controller_view(b: int, up: bool, facts: ControllerFacts) -> ControllerView:

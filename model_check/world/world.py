@@ -92,6 +92,8 @@ class WorldLayout(NamedTuple):
 
 
 _LAYOUTS: dict[int, WorldLayout] = {}
+"""One ``WorldLayout`` per broker count: a constant of the code (a few small values, made
+once), not a memo of the search."""
 
 
 def world_layout(n: int) -> WorldLayout:
@@ -154,7 +156,8 @@ def restorers(config: WorldConfig) -> tuple[Callable, Callable]:
 
 _shared_rest = Shared()
 """The ``rest`` component, one object per value (``fingerprint.Shared``): many worlds have
-the same processes, queues and budgets."""
+the same processes, queues and budgets. An intern table, not a memo of the search
+(``fingerprint.Shared``)."""
 
 
 def _share(part: tuple, shared: Shared) -> tuple:
@@ -517,7 +520,7 @@ class World:
         ch = self._channels
         if ch is not None:
             return ch.nonempty()
-        return sorted(pairs_of(self._ch_snap))
+        return sorted(pairs_of(self._ch_snap, self.codec))
 
     def zk_snapshot(self) -> tuple:
         """ZooKeeper's component snapshot (without restoring it)."""

@@ -152,7 +152,8 @@ class _SharedSnapshots:
 
 
 shared = _SharedSnapshots()
-"""Snapshots, one object per value (``World.canonical``)."""
+"""Snapshots, one object per value (``World.canonical``): an intern table, not a memo of the
+search (``fingerprint.Shared``; its ``_by_id`` only finds the shared znode tuple faster)."""
 
 
 class _Base(NamedTuple):
@@ -167,23 +168,14 @@ class _Base(NamedTuple):
     pending: tuple[Notification, ...]
 
 
-_BASES: dict[int, _Base] = {}
-
-
-def _base(snap: tuple, codec: Codec) -> _Base:
-    """``snap`` decoded, memoised by identity (the entry keeps ``snap`` alive)."""
-    hit = _BASES.get(id(snap))
-    if hit is not None and hit.snap is snap:
-        return hit
+def decode_base(snap: tuple, codec: Codec) -> _Base:
+    """``snap`` decoded (``Codec.derived``: the search's codec remembers it by identity)."""
     nodes, _zxid, _next, sessions, dw, cw, pending = snap
-    hit = _Base(snap, codec.decoded_dict(nodes), set(sessions), set(dw), set(cw),
-                codec.decode(pending))
-    if len(_BASES) >= 50_000:
-        _BASES.clear()
-    _BASES[id(snap)] = hit
-    return hit
+    return _Base(snap, codec.decoded_dict(nodes), set(sessions), set(dw), set(cw),
+                 codec.decode(pending))
 _shared_note = Shared(10_000)
-"""Notifications, one object per value: their encodings are then memo hits (``codec``)."""
+"""Notifications, one object per value: their encodings are then memo hits (``codec``). An
+intern table, not a memo of the search (``fingerprint.Shared``)."""
 
 
 class ZooKeeper:
@@ -267,7 +259,7 @@ class ZooKeeper:
     def restore(cls, snap: tuple, codec: Codec = PLAIN) -> ZooKeeper:
         zk = cls.__new__(cls)
         zk.codec = codec
-        base = zk._base = _base(snap, codec)
+        base = zk._base = codec.derived(decode_base, snap)
         zk._nodes_t = snap[0]
         zk.zxid, zk.next_session = snap[1], snap[2]
         zk._dirty = set()

@@ -10,11 +10,11 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from model_check.memo.digests import Digests
 from model_check.world import CreateTopic, World, WorldConfig, fingerprint
 from model_check.world import actions as A
 from model_check.world.channels import REQUEST
 from model_check.world.codec import decode, encode, is_builtin
-from model_check.world.fingerprint import _digests
 from model_check.world.fingerprint import encode as fp_encode
 from model_check.world.runner import Runner
 from model_check.world.world import ZOOKEEPER_AT
@@ -64,11 +64,11 @@ def test_equal_values_with_any_sharing_have_equal_fingerprints(v: object) -> Non
     assert a == b and both == again
     assert fp_encode(a) == fp_encode(b)
     assert fp_encode(both) == fp_encode(again)
-    _digests.clear()
-    f1 = fingerprint(both)
-    assert fingerprint(again) == f1  # first one memoised, second digested afresh
-    _digests.clear()
-    assert fingerprint(again) == f1 == fingerprint(both)
+    digests = Digests()
+    f1 = fingerprint(both, digests)
+    assert fingerprint(again, digests) == f1  # first one memoised, second digested afresh
+    assert fingerprint(again) == f1 == fingerprint(both)  # without a memo
+    assert fingerprint(again, Digests()) == f1
 
 
 @settings(max_examples=100, deadline=None)
@@ -86,6 +86,9 @@ def test_a_fingerprint_updated_from_the_parents_equals_the_fingerprint(
     changed = data.draw(st.sets(st.integers(0, len(snap) - 1), max_size=3))
     child = tuple(data.draw(values) if i in changed else p for i, p in enumerate(snap))
     assert fingerprint_near(child, near) == fingerprint(child)
+    remembered = Near(snap, Digests())
+    assert remembered.fp == near.fp
+    assert fingerprint_near(child, remembered) == fingerprint(child)
 
 
 def test_a_memoising_pickle_would_not_be_canonical() -> None:
@@ -148,8 +151,8 @@ def test_two_orders_of_independent_deliveries_give_one_fingerprint() -> None:
     two.apply(a)
     s1, s2 = one.snapshot(), two.snapshot()
     assert s1 == s2 and s1 != snap
-    assert fingerprint(s1) == fingerprint(s2)
-    _digests.clear()
+    digests = Digests()
+    assert fingerprint(s1, digests) == fingerprint(s2, digests) == fingerprint(s1)
     assert fingerprint(fresh(s1)) == fingerprint(s2)  # type: ignore[arg-type]
 
 
