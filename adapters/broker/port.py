@@ -38,6 +38,8 @@ class ExecutorPort:
 
     __slots__ = ("executor",)
 
+    may_halt = True  # ``stop`` sets ``_stopping`` from another thread
+
     def __init__(self, executor: BrokerExecutor) -> None:
         self.executor = executor
 

@@ -6,7 +6,8 @@ are carried out in order, each through ``EFFECTS``, a table by effect type; what
 produce (a read's, a registration's, the writes' results) is the next round, handed before
 anything queued. Consecutive ``BrokerZkWrite``s go to the port together (the live shell
 pipelines them and merges ISR change notifications), their results in order. At most
-``MAX_ROUNDS`` rounds per call; nothing more once the shell is halted.
+``MAX_ROUNDS`` rounds per call; nothing more once the shell is halted (asked before each
+effect and round of a port that ``may_halt``: the world's never does).
 """
 
 from __future__ import annotations
@@ -39,7 +40,14 @@ class BrokerDriver:
 
     def process(self, events: Sequence[object]) -> None:
         """Hand ``events`` (one round) and what follows from them."""
-        self._rounds(list(events))
+        port = self.port
+        work = list(events)
+        rounds = 0
+        may_halt = port.may_halt
+        while work and not (may_halt and port.halted()):  # ``_rounds``, inline: once a step
+            rounds += 1
+            assert rounds <= MAX_ROUNDS, f"more than {MAX_ROUNDS} rounds in one call"
+            work = self._execute(port.step(work))
 
     def execute(self, effects: Sequence[object]) -> None:
         """Carry out ``effects`` and hand what they produce, in rounds."""
@@ -48,7 +56,8 @@ class BrokerDriver:
     def _rounds(self, work: list[object]) -> None:
         port = self.port
         rounds = 0
-        while work and not port.halted():
+        may_halt = port.may_halt
+        while work and not (may_halt and port.halted()):
             rounds += 1
             assert rounds <= MAX_ROUNDS, f"more than {MAX_ROUNDS} rounds in one call"
             work = self._execute(port.step(work))
@@ -59,11 +68,12 @@ class BrokerDriver:
         out: list[object] = []
         writes: list[BrokerZkWrite] = []
         table = EFFECTS
+        may_halt = port.may_halt
         for eff in effects:
             if type(eff) is BrokerZkWrite:
                 writes.append(eff)
                 continue
-            if port.halted():
+            if may_halt and port.halted():
                 return out
             if writes:
                 out += port.write(writes)
@@ -71,7 +81,7 @@ class BrokerDriver:
             ev = table[type(eff)](port, eff)
             if ev is not None:
                 out.append(ev)
-        if writes and not port.halted():
+        if writes and not (may_halt and port.halted()):
             out += port.write(writes)
         return out
 

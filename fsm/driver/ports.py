@@ -85,12 +85,17 @@ class BrokerPort(Protocol):
     produces an event answers with it (None: nothing now); the driver hands it in the next
     round."""
 
+    may_halt: bool
+    """Whether ``halted`` can ever answer True (the live process stops; the world's shell
+    never does, so its driver does not ask)."""
+
     def step(self, events: Sequence[object]) -> list[object]:
         """The broker core's ``handle`` of each of ``events``, in order: their effects, in
         order (the live shell takes the core's lock per slice of a long round)."""
 
     def halted(self) -> bool:
-        """The shell is stopping: carry out and hand nothing more."""
+        """The shell is stopping: carry out and hand nothing more (asked only when
+        ``may_halt``)."""
 
     def write(self, writes: Sequence[BrokerZkWrite]) -> list[BrokerWriteResult]:
         """Commit consecutive ``writes`` (each op on its own, conditional on its version, not

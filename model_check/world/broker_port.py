@@ -43,6 +43,8 @@ class WorldBrokerPort:
 
     __slots__ = ("b", "lines", "reply_to", "request", "w")
 
+    may_halt = False  # the world's broker shell never stops mid-step
+
     def __init__(self, w: World, b: int, lines: list[str], reply_to: int | None,
                  request: ControllerRequest | None) -> None:
         self.w = w

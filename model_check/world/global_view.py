@@ -126,9 +126,8 @@ def global_view(world: World) -> GlobalView:
     else:
         views = memos.views
         zk = views.zk(world)
-        controller = views.controller
-        controllers = tuple([controller(b, procs[b].up, world.controller_facts(b))
-                             for b in ids])
+        controller, facts = views.controller, memos.facts.controller  # ``controller_facts``
+        controllers = tuple([controller(b, procs[b].up, facts(world, b)) for b in ids])
         broker = views.broker
         brokers = tuple([broker(world, b) for b in ids])
     deleting = deletion_requests(world)

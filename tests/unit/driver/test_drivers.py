@@ -104,6 +104,8 @@ def test_a_loop_of_follow_ups_is_bounded() -> None:
 
 
 class BPort:
+    may_halt = True
+
     def __init__(self) -> None:
         self.calls: list[tuple] = []
         self.stop_after: int | None = None
