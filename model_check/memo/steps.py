@@ -16,8 +16,8 @@ only if something reads it later. A miss runs the core as before and records wha
 The same holds for ZooKeeper (``zk_call``): expiring a session, popping a notification,
 committing a write or reading what a queued event needs is a function of ZooKeeper's
 snapshot and the call (the function called: a ``ZooKeeper`` method or a reader of
-``model_check.world.reads``), and a hit leaves ZooKeeper a snapshot (``World.zk_becomes``),
-never restored. And for the channels (``ch_call``, ``ch_send``): taking messages off them,
+``model_check.world.reads``), and a hit leaves ZooKeeper a snapshot (the memo answers it with
+the result, and ``World.zk_call`` takes it), never restored. And for the channels (``ch_call``, ``ch_send``): taking messages off them,
 sending one.
 
 A world without a memo -- a replay, a test driving a world by hand, the setup of a scenario
@@ -169,20 +169,20 @@ class StepMemo:
             cov.step(items)
         return effects, before, after
 
-    def zk_call(self, w: World, fn: Callable[..., Any], args: tuple,
-                kwargs: dict[str, Any] | None = None) -> Any:
-        """``fn(w.zk, *args, **kwargs)`` while ZooKeeper is not restored in ``w``, by
-        (ZooKeeper's snapshot, the call): a hit leaves ZooKeeper a snapshot (the new one: a
-        read may register watches), never restored. Answers are immutable values, shared by
-        every hit."""
-        snap = w.zk_snapshot()
+    def zk_call(self, w: World, snap: tuple, fn: Callable[..., Any], args: tuple,
+                kwargs: dict[str, Any] | None = None) -> tuple[Any, tuple | None]:
+        """``fn(w.zk, *args, **kwargs)`` while ZooKeeper is not restored in ``w`` (``snap``:
+        its snapshot), by (ZooKeeper's snapshot, the call): ``(the answer, the snapshot
+        ZooKeeper is left as)`` -- a hit leaves it a snapshot (the new one: a read may
+        register watches), never restored, and the world takes that snapshot
+        (``World.zk_call``); a miss runs the call on the restored ZooKeeper (None: it is the
+        truth now). Answers are immutable values, shared by every hit."""
         key = (id(snap), fn, args, tuple(kwargs.items()) if kwargs else ())
         entries = self.zk
         hit = entries.get(key)
         if hit is not None and hit[0] is snap:
             self.zk_hits += 1
-            w.zk_becomes(hit[2])
-            return hit[1]
+            return hit[1], hit[2]
         zk = w.zk
         result = fn(zk, *args, **kwargs) if kwargs else fn(zk, *args)
         if type(result) is list:
@@ -191,52 +191,52 @@ class StepMemo:
             entries.clear()
         entries[key] = (snap, result, zk.snapshot())  # the entry keeps ``snap`` alive
         self.zk_misses += 1
-        return result
+        return result, None
 
-    def ch_call(self, w: World, fn: Callable[..., Any], args: tuple) -> Any:
-        """``fn(w.channels, *args)`` while the channels are not restored in ``w``, by (the
-        channels' snapshot, the call), as ``zk_call``. For the operations that take messages
-        off channels (``pop``, ``remove``, ``drop``, ``process_gone``, ``drop_connection``):
-        their arguments are small keys."""
-        snap = w.channels_snapshot()
+    def ch_call(self, w: World, snap: tuple, fn: Callable[..., Any], args: tuple
+                ) -> tuple[Any, tuple | None]:
+        """``fn(w.channels, *args)`` while the channels are not restored in ``w`` (``snap``:
+        their snapshot), by (the channels' snapshot, the call), as ``zk_call``. For the
+        operations that take messages off channels (``pop``, ``remove``, ``drop``,
+        ``process_gone``, ``drop_connection``): their arguments are small keys."""
         key = (id(snap), fn, args)
         entries = self.ch
         hit = entries.get(key)
         if hit is not None and hit[0] is snap:
             self.ch_hits += 1
-            w.channels_become(hit[2])
-            return hit[1]
+            return hit[1], hit[2]
         ch = w.channels
         result = fn(ch, *args)
         if len(entries) >= LIMIT:
             entries.clear()
         entries[key] = (snap, result, ch.snapshot())  # the entry keeps ``snap`` alive
         self.ch_misses += 1
-        return result
+        return result, None
 
-    def ch_send(self, w: World, key: ChannelKey, message: object) -> None:
-        """``w.channels.send(key, message)`` while the channels are not restored in ``w``, by
-        (the channels' snapshot, the key, the message's encoding), as ``ch_call``: a hit
-        leaves the channels a snapshot -- the one the first such send made. A request or a
-        response is sent in many states whose channels are the same."""
+    def ch_send(self, w: World, snap: tuple, key: ChannelKey, message: object
+                ) -> tuple | None:
+        """``w.channels.send(key, message)`` while the channels are not restored in ``w``
+        (``snap``: their snapshot), by (the channels' snapshot, the key, the message's
+        encoding), as ``ch_call``: a hit leaves the channels a snapshot -- the one the first
+        such send made, answered for the world to take (None: the restored channels sent
+        it). A request or a response is sent in many states whose channels are the same."""
         ek = self._event_key(message)
         if ek is None:
             w.channels.send(key, message)
-            return
-        snap = w.channels_snapshot()
+            return None
         k = (id(snap), _send, key, ek)
         entries = self.ch
         hit = entries.get(k)
         if hit is not None and hit[0] is snap:
             self.ch_hits += 1
-            w.channels_become(hit[2])
-            return
+            return hit[2]  # type: ignore[no-any-return]
         ch = w.channels
         ch.send(key, message)  # raises ChannelFull over the bound: nothing is recorded
         if len(entries) >= LIMIT:
             entries.clear()
         entries[k] = (snap, None, ch.snapshot())  # the entry keeps ``snap`` alive
         self.ch_misses += 1
+        return None
 
     def stats(self) -> dict[str, int]:
         """Hits, misses and entries: the cores' steps, the ZooKeeper calls (``zk_``) and

@@ -34,9 +34,10 @@ world it runs its ``model_check.memo.Memos`` (``World(config, memos)``,
 (``controller_handle``, ``broker_handle``), ZooKeeper and channel calls (``zk_call``,
 ``zk_read``, ``ch_call``, ``ch_send``: the function to call is passed, a ``ZooKeeper`` or
 ``Channels`` method), the components' facts, the restore template, the codec of its
-snapshots (``codec``, which its ZooKeeper and channels use too). What a memo answers it hands
-back through the world's public methods (``zk_becomes``, ``channels_become``,
-``controller_becomes``, ``broker_becomes``, ``cache_controller_snapshot``). Without memos (a
+snapshots (``codec``, which its ZooKeeper and channels use too). A ZooKeeper or channel call
+served by the memo answers with the snapshot the call left, and the world takes it itself
+(``zk_call``...); a core's step is handed back through the world's public methods
+(``controller_becomes``, ``broker_becomes``, ``cache_controller_snapshot``). Without memos (a
 replay, a test driving a world by hand) everything runs.
 """
 
@@ -454,14 +455,20 @@ class World:
         memos = self.memos
         if memos is None or self._zk is not None:
             return fn(self.zk, *args, **kwargs)
-        return memos.steps.zk_call(self, fn, args, kwargs)
+        result, snap = memos.steps.zk_call(self, self._zk_snap, fn, args, kwargs)
+        if snap is not None:  # a hit: ZooKeeper, not restored, is what the call left
+            self._zk_snap = snap
+        return result
 
     def zk_read(self, reader: Callable[..., Any], *args: object) -> Any:
         """``reader(self.zk, *args)`` (``reads.py``), memoised like ``zk_call``."""
         memos = self.memos
         if memos is None or self._zk is not None:
             return reader(self.zk, *args)
-        return memos.steps.zk_call(self, reader, args)
+        result, snap = memos.steps.zk_call(self, self._zk_snap, reader, args)
+        if snap is not None:
+            self._zk_snap = snap
+        return result
 
     def ch_call(self, fn: Callable[..., Any], *args: object) -> Any:
         """``fn(self.channels, *args)`` (``fn`` a ``Channels`` method) for an operation that
@@ -469,7 +476,10 @@ class World:
         memos = self.memos
         if memos is None or self._channels is not None:
             return fn(self.channels, *args)
-        return memos.steps.ch_call(self, fn, args)
+        result, snap = memos.steps.ch_call(self, self._ch_snap, fn, args)
+        if snap is not None:  # a hit: the channels, not restored, are what it left
+            self._ch_snap = snap
+        return result
 
     def ch_send(self, key: ChannelKey, message: object) -> None:
         """``self.channels.send(key, message)``, memoised like ``ch_call``
@@ -478,7 +488,9 @@ class World:
         if memos is None or self._channels is not None:
             self.channels.send(key, message)
         else:
-            memos.steps.ch_send(self, key, message)
+            snap = memos.steps.ch_send(self, self._ch_snap, key, message)
+            if snap is not None:
+                self._ch_snap = snap
 
     def controller_handle(self, b: int, event: object) -> Any:
         """``self.controllers[b].handle(event)``: the effects (with a memo, maybe the
@@ -527,21 +539,10 @@ class World:
         zk = self._zk
         return zk.snapshot() if zk is not None else self._zk_snap
 
-    def zk_becomes(self, snap: tuple) -> None:
-        """ZooKeeper, not restored, is now ``snap`` (what a memo recorded the same call to
-        leave): restored from it only if something reads it."""
-        assert self._zk is None, "ZooKeeper is restored: it is the truth"
-        self._zk_snap = snap
-
     def channels_snapshot(self) -> tuple:
         """The channels' component snapshot (without restoring them)."""
         ch = self._channels
         return ch.snapshot() if ch is not None else self._ch_snap
-
-    def channels_become(self, snap: tuple) -> None:
-        """The channels, not restored, are now ``snap``, as ``zk_becomes``."""
-        assert self._channels is None, "the channels are restored: they are the truth"
-        self._ch_snap = snap
 
     def controller_snapshot(self, b: int) -> tuple:
         """Controller ``b``'s component snapshot (without restoring it)."""
