@@ -29,7 +29,7 @@ def walks(scenario: KRaftScenario, steps: int, seed: int, walk_depth: int | None
     rng = random.Random(seed)
     st = start(scenario, reached)
     result = Result(scenario.name, "random", "pass", 0, 1, 0, 0.0,
-                    setup_steps=len(st.setup), checks="kraft")
+                    setup_steps=len(st.setup), checks="kraft", bounded_by="steps")
     if st.found is not None:
         result.violation = Violation(*st.found, (), st.setup)
         return _done(result, t0)
