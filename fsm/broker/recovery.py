@@ -4,7 +4,12 @@
    come in ``BrokerMetadataLoaded`` (read from ZooKeeper by the adapter or the world);
 2. every assigned replica is started and leads or follows as ZooKeeper says -- unless the
    broker already holds a *fresher* view of it (a session expiry keeps the process, and a
-   LeaderAndIsr or its own ISR write may be newer than the read);
+   LeaderAndIsr or its own ISR write may be newer than the read). Of an equally fresh view
+   (the same partition state) it keeps the replica list: the controller's LeaderAndIsr
+   carries a finished reassignment's target replicas before the controller writes them to
+   ``/brokers/topics/<t>`` (Kafka's step B3 before B6), so ZooKeeper's list may be the older
+   one -- a leader that took it back added a removed replica to its ISR (found by ``kcontrol
+   check deep --random --steps 100000 --seed 350``);
 3. local replicas no longer assigned (deleted while the broker was away) are forgotten, and
    so are those of topics queued for deletion (``/admin/delete_topics``): the controller is
    deleting them, and a replica started from ZooKeeper now might outlive the deletion --
@@ -20,6 +25,7 @@ leader is outside its replicas) are skipped with a log record; nothing raises.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from fsm.broker.replicas import view_from_zk
@@ -96,7 +102,12 @@ def recover(core: BrokerCore, ev: BrokerMetadataLoaded) -> None:
     for tp, replicas in assigned.items():
         view = view_from_zk(own, replicas, states.get(tp))
         current = old.get(tp)
-        new[tp] = current if current is not None and current.freshness > view.freshness else view
+        if current is not None and current.freshness > view.freshness:
+            view = current
+        elif (current is not None and current.freshness == view.freshness
+              and own in current.replicas and current.replicas != view.replicas):
+            view = replace(view, replicas=current.replicas)
+        new[tp] = view
     for tp in old.keys() - new.keys():
         core._record("applied", f"{tp[0]}-{tp[1]}", "recovery: no longer assigned, deleted")
     core._replicas = new

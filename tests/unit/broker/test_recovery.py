@@ -70,6 +70,20 @@ def test_recovery_keeps_a_fresher_local_view() -> None:
     assert view is not None and view.isr == (1,) and view.zk_version == 2
 
 
+def test_recovery_keeps_the_controllers_replicas_of_an_equally_fresh_view() -> None:
+    """A finished reassignment: the LeaderAndIsr carries the target replicas (3, 1) before
+    the controller writes them to ZooKeeper, so a read in between still lists (3, 1, 2) for
+    the same partition state. The leader keeps (3, 1) and cannot add broker 2 to its ISR
+    (``kcontrol check deep --random --steps 100000 --seed 350``)."""
+    core = running(meta=loaded({"t": {0: (3, 1, 2)}}, {("t", 0): (1, 0, (1, 2, 3), 0)}))
+    send(core, lai_request(lai(("t", 0), 1, 1, (1, 3), 1, (3, 1))))
+    core.handle(BrokerSessionExpired())
+    core.handle(loaded({"t": {0: (3, 1, 2)}}, {("t", 0): (1, 1, (1, 3), 1)}))
+    view = core.replica(("t", 0))
+    assert view is not None and view.replicas == (3, 1) and view.isr == (1, 3)
+    assert core.handle(IsrChangeWanted(("t", 0), (1, 2, 3))) == []
+
+
 def test_malformed_metadata_entries_are_skipped() -> None:
     core = BrokerCore(config(1))
     core.handle(BrokerStarted())
