@@ -32,6 +32,8 @@ controller B logged since the last such query: ``A->B,...``).
 
 from __future__ import annotations
 
+from typing import Any
+
 from fsm import zk_paths as P
 from fsm.values import LeaderAndIsr
 from invariants.partitions import committers
@@ -408,10 +410,13 @@ def parse(text: str) -> list[tuple[list[str], str | None, list[str]]]:
     return blocks
 
 
-def run_transcript(text: str) -> tuple[str, list[str], list[str]]:
+def run_transcript(text: str, interp: Any = None) -> tuple[str, list[str], list[str]]:
     """Run every command; returns (the rewritten transcript, mismatch descriptions, failed
-    expectations and errors). A failing command prints ``FAILED: ...`` and the run goes on."""
-    interp = Interpreter()
+    expectations and errors). A failing command prints ``FAILED: ...`` and the run goes on.
+    ``interp``: the interpreter to run it with (default: a ZooKeeper-mode ``Interpreter``;
+    the KRaft transcripts pass a ``KRaftInterpreter``, with the same ``execute`` and ``out``)."""
+    if interp is None:
+        interp = Interpreter()
     out_lines: list[str] = []
     mismatches = []
     failures = []

@@ -73,7 +73,7 @@ from model_check.kraft.view import view_of
 from model_check.kraft.world import KAction, KRaftWorld
 
 from .interpreter import ints as _ints
-from .interpreter import parse, tp_of
+from .interpreter import run_transcript, tp_of
 
 MAX_RUN = 2000
 """Steps one ``run`` may take: more means the policy does not settle (a bug)."""
@@ -697,20 +697,4 @@ class KRaftInterpreter:
 
 def run_kraft_transcript(text: str) -> tuple[str, list[str], list[str]]:
     """As ``interpreter.run_transcript``, with the KRaft interpreter."""
-    interp = KRaftInterpreter()
-    out_lines: list[str] = []
-    mismatches, failures = [], []
-    for comments, command, expected in parse(text):
-        out_lines.extend(comments)
-        if command is None:
-            continue
-        try:
-            got = interp.execute(command)
-        except AssertionError as e:
-            got = [*interp.out, f"FAILED: {e}"]
-            failures.append(f"`{command}`: {e}")
-        if got != expected:
-            mismatches.append(f"after `{command}`:\n  want:\n    " + "\n    ".join(expected)
-                              + "\n  got:\n    " + "\n    ".join(got))
-        out_lines += [command, "----", *got]
-    return "\n".join(out_lines).rstrip() + "\n", mismatches, failures
+    return run_transcript(text, KRaftInterpreter())
