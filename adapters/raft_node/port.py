@@ -1,0 +1,168 @@
+"""``NodePort``: each effect of the Raft core (``fsm.raft.effects``) carried out on the
+metadata log and the transport, in the order the core gave them.
+
+Durability, as the contract says: ``PersistQuorumState``, ``TruncateTo``, ``InstallSnapshot``
+and ``DeleteBefore`` are durable when their call returns (the log fsyncs), so a vote is on
+disk before the ``Send`` that grants it. ``AppendBatches`` is not; ``Flush`` is *deferred*: the
+port notes the offset and the shell fsyncs once the burst of events in its queue is handled
+(``RaftNodeShell._flush``), then hands the core ``Flushed``. The contract allows it (the core
+counts only flushed offsets) and it lets one fsync cover many client appends.
+
+``SendRecords`` reads the batches from the log here, fills the response and sends it; the
+core never holds records. Timers go to ``Deadlines`` with the jitter drawn there. Role
+changes, the high watermark and refused appends go to the shell (logging, status, the
+controller it may host).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from fsm.raft.effects import (
+    AppendBatches,
+    AppendRefused,
+    ArmTimer,
+    CancelTimer,
+    DeleteBefore,
+    Flush,
+    HighWatermark,
+    InstallSnapshot,
+    PersistQuorumState,
+    RoleChanged,
+    Send,
+    SendRecords,
+    SendSnapshotChunk,
+    TruncateTo,
+)
+from fsm.raft.log_summary import LogSummary, QuorumState
+from fsm.raft.messages import Batch, OffsetAndEpoch
+
+if TYPE_CHECKING:
+    from adapters.raft_node.shell import RaftNodeShell
+
+
+class NodeLog(Protocol):
+    """What the node needs of its metadata log (``adapters.raft_log.MetadataLog``)."""
+
+    def summary(self) -> LogSummary: ...
+
+    def read_quorum_state(self) -> QuorumState: ...
+
+    def write_quorum_state(self, state: QuorumState) -> None: ...
+
+    def append(self, batches: tuple[Batch, ...]) -> None: ...
+
+    def flush(self) -> None: ...
+
+    def read(self, from_offset: int, to_offset: int, max_batches: int) -> tuple[Batch, ...]: ...
+
+    def truncate(self, offset: int) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class NodeTransport(Protocol):
+    """What the node needs of its transport (``adapters.raft_transport.RaftTransport``)."""
+
+    def send(self, destination: int, message: Any) -> None: ...
+
+
+class NodePort:
+    """The port of shell ``shell`` (one per shell; event thread only)."""
+
+    __slots__ = ("shell", "log", "transport", "timers")
+
+    def __init__(self, shell: RaftNodeShell) -> None:
+        self.shell = shell
+        self.log = shell.log
+        self.transport = shell.transport
+        self.timers = shell.timers
+
+    # -- durable ---------------------------------------------------------------------------
+    def persist_quorum_state(self, effect: PersistQuorumState) -> None:
+        self.log.write_quorum_state(effect.state)
+
+    def append_batches(self, effect: AppendBatches) -> None:
+        if not effect.batches:
+            return
+        self.log.append(effect.batches)
+        self.shell.appended(effect.batches[-1].end_offset)
+
+    def flush(self, effect: Flush) -> None:
+        self.shell.flush_wanted(effect.end_offset)
+
+    def truncate_to(self, effect: TruncateTo) -> None:
+        self.log.truncate(effect.offset)
+        self.shell.truncated(effect.offset)
+
+    def install_snapshot(self, effect: InstallSnapshot) -> None:
+        _snapshots(self.log, "install_snapshot")(effect.snapshot_id)
+        self.shell.snapshot_installed(effect.snapshot_id)
+
+    def delete_before(self, effect: DeleteBefore) -> None:
+        _snapshots(self.log, "delete_before")(effect.offset)
+
+    # -- messages and timers -----------------------------------------------------------------
+    def send(self, effect: Send) -> None:
+        self.transport.send(effect.destination, effect.message)
+
+    def send_records(self, effect: SendRecords) -> None:
+        batches = self.log.read(effect.from_offset, effect.to_offset, effect.max_batches) \
+            if effect.to_offset > effect.from_offset else ()
+        self.transport.send(effect.destination,
+                            dataclasses.replace(effect.response, batches=tuple(batches)))
+
+    def send_snapshot_chunk(self, effect: SendSnapshotChunk) -> None:
+        r = effect.response
+        size, chunk = _snapshots(self.log, "read_snapshot_chunk")(r.snapshot_id, r.position)
+        self.transport.send(effect.destination, dataclasses.replace(r, size=size, chunk=chunk))
+
+    def arm_timer(self, effect: ArmTimer) -> None:
+        self.timers.arm(effect.kind, effect.destination, effect.delay_ms, effect.jitter_ms,
+                        self.shell.now_ms())
+
+    def cancel_timer(self, effect: CancelTimer) -> None:
+        self.timers.cancel(effect.kind, effect.destination)
+
+    # -- to the state machine ----------------------------------------------------------------
+    def role_changed(self, effect: RoleChanged) -> None:
+        self.shell.role_changed(effect)
+
+    def high_watermark(self, effect: HighWatermark) -> None:
+        self.shell.high_watermark(effect.offset)
+
+    def append_refused(self, effect: AppendRefused) -> None:
+        self.shell.append_refused(effect)
+
+
+def _snapshots(log: object, method: str) -> Callable[..., Any]:
+    """The log's snapshot call ``method``, or a clear error if this log has none."""
+    call = getattr(log, method, None)
+    if call is None:
+        raise NotImplementedError(f"the metadata log {type(log).__name__} has no {method}: "
+                                  "snapshots are not supported by it")
+    return call  # type: ignore[no-any-return]
+
+
+EFFECTS: dict[type, Callable[[NodePort, Any], None]] = {
+    PersistQuorumState: NodePort.persist_quorum_state,
+    AppendBatches: NodePort.append_batches,
+    Flush: NodePort.flush,
+    TruncateTo: NodePort.truncate_to,
+    InstallSnapshot: NodePort.install_snapshot,
+    DeleteBefore: NodePort.delete_before,
+    Send: NodePort.send,
+    SendRecords: NodePort.send_records,
+    SendSnapshotChunk: NodePort.send_snapshot_chunk,
+    ArmTimer: NodePort.arm_timer,
+    CancelTimer: NodePort.cancel_timer,
+    RoleChanged: NodePort.role_changed,
+    HighWatermark: NodePort.high_watermark,
+    AppendRefused: NodePort.append_refused,
+}
+"""Effect class -> the port call that carries it out (until ``fsm.raft.driver`` lands its
+own table, this is the one dispatch)."""
+
+__all__ = ["EFFECTS", "NodeLog", "NodePort", "NodeTransport", "OffsetAndEpoch"]

@@ -1,0 +1,345 @@
+"""``RaftNodeShell``: one metadata-quorum voter (or observer) around the pure Raft core.
+
+Threads:
+
+* the **event thread** (``kcontrol-raft-<id>``) owns the core, the log and the timers, and is
+  the only thread that touches them: it takes one item at a time from one bounded queue,
+  hands it to the core and carries out the effects in order through ``NodePort``;
+* the transport's threads only enqueue ``Received`` (``deliver``); local clients only enqueue
+  ``LocalAppend`` (``append``); when the queue is full they wait (backpressure), then the
+  item is dropped with an ERROR line (a message lost on the wire is one Raft survives).
+
+Timers are deadlines the event thread waits on between items (``timers``); ``TimerFired``
+never passes through the queue.
+
+Flush. ``Flush`` effects are deferred: once the queue is empty (or after ``flush_every``
+items) the event thread fsyncs the log once and hands the core ``Flushed`` with the largest
+offset asked. A burst of client appends thus costs one fsync. ``Flushed`` does not pass
+through the queue either: the event thread is the queue's only consumer and must never
+block on it.
+
+Start: the log was opened (recovered) by the caller; the core is built from its quorum-state
+and summary, and handed ``Start``. Any exception in the core or in carrying out an effect
+(an fsync that failed) halts the node: the event thread stops, ``status.failure`` says why,
+and ``on_halt`` is called (the process exits). Continuing after a failed write of the log or
+of the quorum-state could break the promises Raft rests on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from adapters.controller.event_queue import CLOSED, EventQueue
+from adapters.raft_node.appends import MAX_PENDING, AppendTicket, LocalAppend, PendingAppends
+from adapters.raft_node.port import EFFECTS, NodeLog, NodePort, NodeTransport
+from adapters.raft_node.status import NodeStatus
+from adapters.raft_node.timers import Deadlines
+from fsm.raft.config import RaftConfig
+from fsm.raft.effects import AppendRefused, HighWatermark, InstallSnapshot, RoleChanged
+from fsm.raft.events import ClientAppend, Flushed, Received, Resign, Start, TimerFired
+from fsm.raft.log_summary import LogSummary, QuorumState
+from fsm.raft.messages import OffsetAndEpoch
+from fsm.raft.roles import RaftRole
+
+log = logging.getLogger("kcontrol.raft")
+
+DEFAULT_QUEUE_CAPACITY = 10_000
+DEFAULT_FLUSH_EVERY = 256
+"""At most this many items are handled between an asked ``Flush`` and the fsync (a steady
+stream of items never postpones it for long)."""
+MAX_EFFECTS = 100_000
+HW_LOG_INTERVAL_S = 1.0
+"""The high watermark is logged at INFO at most this often (every move at DEBUG)."""
+
+
+class RaftCore(Protocol):
+    def handle(self, event: object) -> list[object]: ...
+
+
+CoreFactory = Callable[[RaftConfig, QuorumState, LogSummary], RaftCore]
+EffectHook = Callable[[object], None]
+
+
+def _default_core(config: RaftConfig, state: QuorumState, summary: LogSummary) -> RaftCore:
+    from fsm.raft.core import RaftNode  # type: ignore[import-not-found]
+
+    return RaftNode(config, state, summary)  # type: ignore[no-any-return]
+
+
+class _Stop:
+    """Queue item: leave the event loop after the items before it."""
+
+
+class RaftNodeShell:
+    """One Raft node: ``start()``, then it runs until ``stop()`` or a halt."""
+
+    def __init__(
+        self,
+        config: RaftConfig,
+        log_: NodeLog,
+        transport: NodeTransport,
+        *,
+        make_core: CoreFactory = _default_core,
+        queue_capacity: int = DEFAULT_QUEUE_CAPACITY,
+        flush_every: int = DEFAULT_FLUSH_EVERY,
+        timers: Deadlines | None = None,
+        on_halt: Callable[[str], None] | None = None,
+    ) -> None:
+        if flush_every < 1:
+            raise ValueError(f"flush_every must be at least 1, not {flush_every}")
+        self.config = config
+        self.log = log_
+        self.transport = transport
+        self.timers = timers if timers is not None else Deadlines()
+        self.queue = EventQueue(queue_capacity, put_timeout=5.0)
+        self.flush_every = flush_every
+        self.on_halt = on_halt
+        self.effect_hooks: list[EffectHook] = []
+        """Called on the event thread with each ``RoleChanged``, ``HighWatermark``,
+        ``InstallSnapshot`` and ``AppendRefused`` after the port carried it out (the state
+        machine the node hosts)."""
+        self._make_core = make_core
+        self.core: RaftCore | None = None
+        self.port = NodePort(self)
+        self._status = NodeStatus(config.node_id)
+        self._cond = threading.Condition()
+        self._pending = PendingAppends()
+        self._flush_to: int | None = None
+        self._since_flush = 0
+        self._last_hw_log = 0.0
+        self._ticket: AppendTicket | None = None  # the LocalAppend being handed to the core
+        self._thread: threading.Thread | None = None
+        self._t0 = time.monotonic()
+        self.prefix = f"[raft {config.node_id}]"
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> None:
+        """Build the core from the (recovered) log and start the event thread."""
+        summary = self.log.summary()
+        state = self.log.read_quorum_state()
+        self.core = self._make_core(self.config, state, summary)
+        self._status = NodeStatus(self.config.node_id, epoch=state.epoch,
+                                  leader_id=state.leader_id,
+                                  log_end_offset=summary.end_offset,
+                                  flushed_offset=summary.end_offset)
+        log.info("%s starting: epoch %d, leader %d, voted %d; log end %d, start %d, "
+                 "snapshot %s; voters %s", self.prefix, state.epoch, state.leader_id,
+                 state.voted_id, summary.end_offset, summary.log_start_offset,
+                 summary.snapshot_id, list(self.config.voters))
+        self.queue.put(Start(self.now_ms()))
+        self._thread = threading.Thread(target=self._run, name=f"kcontrol-raft-"
+                                        f"{self.config.node_id}", daemon=True)
+        self._thread.start()
+
+    def stop(self, *, resign: bool = False, timeout: float = 10.0) -> None:
+        """Stop the event thread (after a ``Resign`` if ``resign``: a leader's
+        EndQuorumEpoch goes out first), then close the log and the transport."""
+        if self._thread is not None and self._thread.is_alive():
+            if resign:
+                self.queue.put(Resign(self.now_ms()))
+            self.queue.put(_Stop())
+            self._thread.join(timeout)
+            if self._thread.is_alive():
+                log.error("%s event thread did not stop within %g s", self.prefix, timeout)
+        self.queue.close()
+        self._pending.fail_all("node stopped")
+        for part in (self.transport, self.log):
+            close = getattr(part, "close", None)
+            if close is not None:
+                try:
+                    close()
+                except Exception:  # noqa: BLE001 -- best effort on the way out
+                    log.debug("%s closing %r", self.prefix, part, exc_info=True)
+
+    # ------------------------------------------------------------------ other threads
+
+    def now_ms(self) -> int:
+        return int((time.monotonic() - self._t0) * 1000)
+
+    def deliver(self, source: int, message: Any) -> bool:
+        """The transport's callback: a message from node ``source``."""
+        return self.queue.put(Received(source, message, self.now_ms()))
+
+    def submit(self, event: object) -> bool:
+        return self.queue.put(event)
+
+    def append(self, records: tuple[Any, ...]) -> AppendTicket:
+        """Queue ``records`` as one batch; the ticket says when they are committed."""
+        ticket = AppendTicket()
+        if not records:
+            ticket.fail("no records to append")
+        elif not self.queue.put(LocalAppend(tuple(records), ticket)):
+            ticket.fail("the node's queue is full or closed")
+        return ticket
+
+    @property
+    def status(self) -> NodeStatus:
+        return self._status
+
+    def wait_for(self, predicate: Callable[[NodeStatus], bool], timeout: float) -> NodeStatus:
+        """The status once ``predicate`` holds; ``TimeoutError`` (with the last status)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while not predicate(self._status):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"{self.prefix} not within {timeout:g} s: "
+                                       f"{self._status}")
+                self._cond.wait(left)
+            return self._status
+
+    # ------------------------------------------------------------------ event thread
+
+    def _run(self) -> None:
+        try:
+            while True:
+                got = self.queue.get(self._wait_s())
+                if got is not None:
+                    item = got[0]
+                    if item is CLOSED or isinstance(item, _Stop):
+                        break
+                    self._item(item)
+                    self._since_flush += 1
+                self._fire_due()
+                if self._flush_to is not None and (
+                        self.queue.size == 0 or self._since_flush >= self.flush_every):
+                    self._flush()
+                self._publish()
+        except Exception as exc:  # noqa: BLE001 -- halts the node, never silently
+            self._halt(exc)
+
+    def _wait_s(self) -> float | None:
+        if self._flush_to is not None:
+            return 0.0
+        deadline = self.timers.next_deadline()
+        if deadline is None:
+            return 1.0
+        return max(0.0, (deadline - self.now_ms()) / 1000.0)
+
+    def _item(self, item: object) -> None:
+        if isinstance(item, LocalAppend):
+            self._local_append(item)
+        else:
+            self._step(item)
+
+    def _fire_due(self) -> None:
+        for kind, destination in self.timers.pop_due(self.now_ms()):
+            self._step(TimerFired(kind, destination, self.now_ms()))
+
+    def _flush(self) -> None:
+        end, self._flush_to, self._since_flush = self._flush_to, None, 0
+        assert end is not None
+        self.log.flush()
+        self._status = _with(self._status, flushed_offset=max(end, self._status.flushed_offset))
+        self._step(Flushed(end))
+
+    def _step(self, event: object) -> None:
+        assert self.core is not None
+        effects = self.core.handle(event)
+        if len(effects) > MAX_EFFECTS:
+            raise AssertionError(f"{len(effects)} effects from one event: a loop")
+        port, hooks = self.port, self.effect_hooks
+        for effect in effects:
+            EFFECTS[type(effect)](port, effect)
+            if hooks and type(effect) in _HOOKED:
+                for hook in hooks:
+                    hook(effect)
+
+    def _local_append(self, item: LocalAppend) -> None:
+        st = self._status
+        if not st.is_leader:
+            item.ticket.fail(f"not the leader (role {st.role.value}, leader {st.leader_id}, "
+                             f"epoch {st.epoch})")
+            return
+        if len(self._pending) >= MAX_PENDING:
+            item.ticket.fail(f"{MAX_PENDING} appends already wait for their commit")
+            return
+        t = item.ticket
+        t.epoch, t.base_offset = st.epoch, st.log_end_offset
+        self._ticket = t
+        try:
+            self._step(ClientAppend(st.epoch, st.log_end_offset, item.records))
+        finally:
+            self._ticket = None
+        if t.done:  # refused
+            return
+        t.end_offset = t.base_offset + len(item.records)
+        self._pending.add(t)
+        self._pending.committed(self._status.high_watermark)
+
+    def _publish(self) -> None:
+        with self._cond:
+            self._cond.notify_all()
+
+    def _halt(self, exc: BaseException) -> None:
+        reason = f"{type(exc).__name__}: {exc}"
+        log.critical("%s halted: %s", self.prefix, reason, exc_info=exc)
+        self._status = _with(self._status, failure=reason)
+        self.queue.close()
+        self.timers.cancel_all()
+        self._pending.fail_all(f"node halted: {reason}")
+        self._publish()
+        if self.on_halt is not None:
+            self.on_halt(reason)
+
+    # ------------------------------------------------------------------ from the port
+
+    def appended(self, end_offset: int) -> None:
+        self._status = _with(self._status, log_end_offset=end_offset)
+
+    def truncated(self, offset: int) -> None:
+        st = self._status
+        self._status = _with(st, log_end_offset=offset,
+                             flushed_offset=min(st.flushed_offset, offset))
+        if self._flush_to is not None and self._flush_to > offset:
+            self._flush_to = offset
+
+    def snapshot_installed(self, snapshot_id: OffsetAndEpoch) -> None:
+        self._status = _with(self._status, log_end_offset=snapshot_id.offset,
+                             flushed_offset=snapshot_id.offset)
+
+    def flush_wanted(self, end_offset: int) -> None:
+        self._flush_to = end_offset if self._flush_to is None else max(self._flush_to,
+                                                                        end_offset)
+
+    def role_changed(self, e: RoleChanged) -> None:
+        st = self._status
+        log.info("%s %s -> %s in epoch %d (leader %d); log end %d, high watermark %d",
+                 self.prefix, e.source.value, e.target.value, e.epoch, e.leader_id,
+                 st.log_end_offset, st.high_watermark)
+        if st.role is RaftRole.LEADER and (e.target is not RaftRole.LEADER
+                                           or e.epoch != st.epoch):
+            self._pending.fail_all(f"leadership of epoch {st.epoch} ended before the commit "
+                                   "(the outcome is unknown)")
+        self._status = _with(st, role=e.target, epoch=e.epoch, leader_id=e.leader_id)
+
+    def high_watermark(self, offset: int) -> None:
+        self._status = _with(self._status, high_watermark=offset)
+        self._pending.committed(offset)
+        now = time.monotonic()
+        if now - self._last_hw_log >= HW_LOG_INTERVAL_S:
+            self._last_hw_log = now
+            log.info("%s high watermark %d (epoch %d, %s)", self.prefix, offset,
+                     self._status.epoch, self._status.role.value)
+        else:
+            log.debug("%s high watermark %d", self.prefix, offset)
+
+    def append_refused(self, e: AppendRefused) -> None:
+        log.info("%s append refused in epoch %d (node's epoch %d): %s", self.prefix, e.epoch,
+                 e.leader_epoch, e.reason)
+        if self._ticket is not None:
+            self._ticket.fail(f"refused: {e.reason}")
+
+
+def _with(st: NodeStatus, **changes: Any) -> NodeStatus:
+    return dataclasses.replace(st, **changes)
+
+
+_HOOKED = frozenset({RoleChanged, HighWatermark, InstallSnapshot, AppendRefused})
+"""The effects the hosted state machine hears of (``effect_hooks``)."""

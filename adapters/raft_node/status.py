@@ -1,0 +1,32 @@
+"""What a Raft node shows outside its event thread: one immutable ``NodeStatus``, replaced
+whole after every item the event thread handles (a reader on another thread sees one
+consistent value, never a half-updated one)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fsm.raft.messages import NO_LEADER
+from fsm.raft.roles import RaftRole
+
+
+@dataclass(frozen=True, slots=True)
+class NodeStatus:
+    node_id: int
+    role: RaftRole = RaftRole.UNATTACHED
+    epoch: int = 0
+    leader_id: int = NO_LEADER
+    high_watermark: int = 0
+    log_end_offset: int = 0  # appended (maybe not yet durable)
+    flushed_offset: int = 0  # durable
+    failure: str | None = None  # why the event thread halted (an I/O error, a bug)
+
+    @property
+    def is_leader(self) -> bool:
+        return self.role is RaftRole.LEADER
+
+    def as_dict(self) -> dict[str, object]:
+        return {"node_id": self.node_id, "role": self.role.value, "epoch": self.epoch,
+                "leader_id": self.leader_id, "high_watermark": self.high_watermark,
+                "log_end_offset": self.log_end_offset, "flushed_offset": self.flushed_offset,
+                "failure": self.failure}
