@@ -1,0 +1,18 @@
+"""A ``RaftView`` of a ``RaftWorld``: what the invariants read, nothing they do not."""
+
+from __future__ import annotations
+
+from invariants.raft import RaftView, VoterFacts
+from model_check.raft.world import RaftWorld
+
+
+def view_of(w: RaftWorld) -> RaftView:
+    voters = tuple(
+        VoterFacts(v, x.alive, None if x.role is None else x.role.value, x.epoch, x.hw,
+                   x.quorum.epoch, x.quorum.voted_id, x.entries(), x.entries(durable_only=True),
+                   x.applied)
+        for v, x in sorted(w.voters.items()))
+    committed = tuple(sorted(((o, e, r, c) for (o, e, r), c in w.committed.items()),
+                             key=lambda t: (t[0], t[1], repr(t[2]))))
+    return RaftView(voters, len(w.voters) // 2 + 1, w.elected, committed, w.conflicts,
+                    w.pending())
