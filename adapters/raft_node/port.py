@@ -17,9 +17,11 @@ controller it may host).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from fsm.kraft.controller.events import MembershipChange, Reply
 from fsm.raft.effects import (
     AppendBatches,
     AppendRefused,
@@ -41,6 +43,12 @@ from fsm.raft.messages import Batch, OffsetAndEpoch
 
 if TYPE_CHECKING:
     from adapters.raft_node.shell import RaftNodeShell
+
+log = logging.getLogger("kcontrol.raft")
+state_log = logging.getLogger("kcontrol.state.change")
+
+READ_BATCHES = 1024
+"""Batches per log read when the controller replays committed records."""
 
 
 class NodeLog(Protocol):
@@ -135,6 +143,37 @@ class NodePort:
 
     def append_refused(self, effect: AppendRefused) -> None:
         self.shell.append_refused(effect)
+
+    # -- the hosted quorum controller (``QuorumControllerPort``, ``MetadataLogPort``) --------
+    def reply(self, effect: Reply) -> None:
+        if not self.shell.replies.answer(effect.token, effect.response):
+            log.debug("%s answer to %r: nobody waits for it", self.shell.prefix, effect.token)
+
+    def membership_changed(self, effect: MembershipChange) -> None:
+        state_log.info("%s broker %d: %s -> %s at offset %d (%s)", self.shell.prefix,
+                       effect.broker_id, effect.source, effect.target, effect.offset,
+                       effect.reason)
+
+    def read_committed(self, from_offset: int, to_offset: int) -> list[Batch]:
+        """The log's batches covering ``[from_offset, to_offset)``, whole, in order: read in
+        rounds of ``READ_BATCHES``, at most ``to_offset - from_offset`` rounds."""
+        out: list[Batch] = []
+        at = from_offset
+        for _ in range(max(to_offset - from_offset, 0)):
+            if at >= to_offset:
+                break
+            got = self.log.read(at, to_offset, READ_BATCHES)
+            if not got:
+                raise RuntimeError(f"the log has no batch at {at} (committed to {to_offset})")
+            out.extend(got)
+            at = got[-1].end_offset
+        return out
+
+    def read_snapshot(self, snapshot_id: OffsetAndEpoch) -> Sequence[Any]:
+        return _snapshots(self.log, "read_snapshot")(snapshot_id)  # type: ignore[no-any-return]
+
+    def write_snapshot(self, snapshot_id: OffsetAndEpoch, records: Sequence[Any]) -> None:
+        _snapshots(self.log, "write_snapshot")(snapshot_id, records)
 
 
 def _snapshots(log: object, method: str) -> Callable[..., Any]:

@@ -32,15 +32,18 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any, Protocol
 
 from adapters.controller.event_queue import CLOSED, EventQueue
 from adapters.raft_node.appends import MAX_PENDING, AppendTicket, LocalAppend, PendingAppends
+from adapters.raft_node.calls import Call, Replies
 from adapters.raft_node.port import EFFECTS, NodeLog, NodePort, NodeTransport
 from adapters.raft_node.status import NodeStatus
 from adapters.raft_node.timers import Deadlines
+from fsm.kraft.controller.events import ControllerRequest, Tick
 from fsm.raft.config import RaftConfig
-from fsm.raft.effects import AppendRefused, HighWatermark, InstallSnapshot, RoleChanged
+from fsm.raft.effects import AppendRefused, RoleChanged
 from fsm.raft.events import ClientAppend, Flushed, Received, Resign, Start, TimerFired
 from fsm.raft.log_summary import LogSummary, QuorumState
 from fsm.raft.messages import OffsetAndEpoch
@@ -57,12 +60,41 @@ HW_LOG_INTERVAL_S = 1.0
 """The high watermark is logged at INFO at most this often (every move at DEBUG)."""
 
 
+TICK_MS = 250
+"""How often a hosted quorum controller hears ``Tick`` (its broker leases)."""
+TICK = "controller-tick"
+"""The shell's own timer kind (never handed to the Raft core)."""
+
+
 class RaftCore(Protocol):
     def handle(self, event: object) -> list[object]: ...
 
 
+class Runner(Protocol):
+    """What the event thread hands each event to: the Raft driver over the port, or the
+    glue (``fsm.kraft.on_raft.ControllerOnRaft``) that drives the Raft core and the quorum
+    controller over the same port."""
+
+    def process(self, event: object) -> None: ...
+
+
 CoreFactory = Callable[[RaftConfig, QuorumState, LogSummary], RaftCore]
-EffectHook = Callable[[object], None]
+RunnerFactory = Callable[[RaftCore, NodePort], Runner]
+
+
+class _RaftRunner:
+    """The Raft core alone: each effect to the port through ``EFFECTS``."""
+
+    def __init__(self, core: RaftCore, port: NodePort) -> None:
+        self.core, self.port = core, port
+
+    def process(self, event: object) -> None:
+        effects = self.core.handle(event)
+        if len(effects) > MAX_EFFECTS:
+            raise AssertionError(f"{len(effects)} effects from one event: a loop")
+        port = self.port
+        for effect in effects:
+            EFFECTS[type(effect)](port, effect)
 
 
 def _default_core(config: RaftConfig, state: QuorumState, summary: LogSummary) -> RaftCore:
@@ -82,9 +114,11 @@ class RaftNodeShell:
         self,
         config: RaftConfig,
         log_: NodeLog,
-        transport: NodeTransport,
+        transport: NodeTransport | None,
         *,
         make_core: CoreFactory = _default_core,
+        make_runner: RunnerFactory = _RaftRunner,
+        hosts_controller: bool = False,
         queue_capacity: int = DEFAULT_QUEUE_CAPACITY,
         flush_every: int = DEFAULT_FLUSH_EVERY,
         timers: Deadlines | None = None,
@@ -99,12 +133,13 @@ class RaftNodeShell:
         self.queue = EventQueue(queue_capacity, put_timeout=5.0)
         self.flush_every = flush_every
         self.on_halt = on_halt
-        self.effect_hooks: list[EffectHook] = []
-        """Called on the event thread with each ``RoleChanged``, ``HighWatermark``,
-        ``InstallSnapshot`` and ``AppendRefused`` after the port carried it out (the state
-        machine the node hosts)."""
         self._make_core = make_core
+        self._make_runner = make_runner
+        self.hosts_controller = hosts_controller
+        """A quorum controller appends to the log; local appends are refused."""
         self.core: RaftCore | None = None
+        self.runner: Runner | None = None
+        self.replies = Replies()
         self.port = NodePort(self)
         self._status = NodeStatus(config.node_id)
         self._cond = threading.Condition()
@@ -119,11 +154,20 @@ class RaftNodeShell:
 
     # ------------------------------------------------------------------ lifecycle
 
+    def attach_transport(self, transport: NodeTransport) -> None:
+        """The transport, when it is made after the shell (it delivers into ``deliver``)."""
+        if self._thread is not None:
+            raise RuntimeError("the transport is attached before start()")
+        self.transport = self.port.transport = transport
+
     def start(self) -> None:
         """Build the core from the (recovered) log and start the event thread."""
+        if self.transport is None:
+            raise RuntimeError("start() needs a transport (attach_transport)")
         summary = self.log.summary()
         state = self.log.read_quorum_state()
         self.core = self._make_core(self.config, state, summary)
+        self.runner = self._make_runner(self.core, self.port)
         self._status = NodeStatus(self.config.node_id, epoch=state.epoch,
                                   leader_id=state.leader_id,
                                   log_end_offset=summary.end_offset,
@@ -133,6 +177,8 @@ class RaftNodeShell:
                  state.voted_id, summary.end_offset, summary.log_start_offset,
                  summary.snapshot_id, list(self.config.voters))
         self.queue.put(Start(self.now_ms()))
+        if self.hosts_controller:
+            self.timers.arm(TICK, -1, TICK_MS, 0, self.now_ms())
         self._thread = threading.Thread(target=self._run, name=f"kcontrol-raft-"
                                         f"{self.config.node_id}", daemon=True)
         self._thread.start()
@@ -149,6 +195,7 @@ class RaftNodeShell:
                 log.error("%s event thread did not stop within %g s", self.prefix, timeout)
         self.queue.close()
         self._pending.fail_all("node stopped")
+        self.replies.fail_all("node stopped")
         for part in (self.transport, self.log):
             close = getattr(part, "close", None)
             if close is not None:
@@ -177,6 +224,23 @@ class RaftNodeShell:
         elif not self.queue.put(LocalAppend(tuple(records), ticket)):
             ticket.fail("the node's queue is full or closed")
         return ticket
+
+    def call(self, fn: Callable[[], Any]) -> Future[Any]:
+        """Run ``fn`` on the event thread, between two events (reads of what the event thread
+        owns: the log, the controller's image)."""
+        future: Future[Any] = Future()
+        if not self.queue.put(Call(fn, future)):
+            future.set_exception(RuntimeError("the node's queue is full or closed"))
+        return future
+
+    def request(self, request: Any) -> Future[Any]:
+        """Hand ``request`` to the hosted quorum controller; the future holds its answer."""
+        if not self.hosts_controller:
+            raise RuntimeError("this node hosts no quorum controller")
+        token, future = self.replies.open()
+        if not self.queue.put(ControllerRequest(token, request)):
+            self.replies.fail(token, "the node's queue is full or closed")
+        return future
 
     @property
     def status(self) -> NodeStatus:
@@ -225,12 +289,18 @@ class RaftNodeShell:
     def _item(self, item: object) -> None:
         if isinstance(item, LocalAppend):
             self._local_append(item)
+        elif isinstance(item, Call):
+            item.run()
         else:
             self._step(item)
 
     def _fire_due(self) -> None:
         for kind, destination in self.timers.pop_due(self.now_ms()):
-            self._step(TimerFired(kind, destination, self.now_ms()))
+            if kind == TICK:
+                self.timers.arm(TICK, -1, TICK_MS, 0, self.now_ms())
+                self._step(Tick(self.now_ms()))
+            else:
+                self._step(TimerFired(kind, destination, self.now_ms()))
 
     def _flush(self) -> None:
         end, self._flush_to, self._since_flush = self._flush_to, None, 0
@@ -240,19 +310,14 @@ class RaftNodeShell:
         self._step(Flushed(end))
 
     def _step(self, event: object) -> None:
-        assert self.core is not None
-        effects = self.core.handle(event)
-        if len(effects) > MAX_EFFECTS:
-            raise AssertionError(f"{len(effects)} effects from one event: a loop")
-        port, hooks = self.port, self.effect_hooks
-        for effect in effects:
-            EFFECTS[type(effect)](port, effect)
-            if hooks and type(effect) in _HOOKED:
-                for hook in hooks:
-                    hook(effect)
+        assert self.runner is not None
+        self.runner.process(event)
 
     def _local_append(self, item: LocalAppend) -> None:
         st = self._status
+        if self.hosts_controller:
+            item.ticket.fail("the quorum controller owns this log's appends")
+            return
         if not st.is_leader:
             item.ticket.fail(f"not the leader (role {st.role.value}, leader {st.leader_id}, "
                              f"epoch {st.epoch})")
@@ -284,6 +349,7 @@ class RaftNodeShell:
         self.queue.close()
         self.timers.cancel_all()
         self._pending.fail_all(f"node halted: {reason}")
+        self.replies.fail_all(f"node halted: {reason}")
         self._publish()
         if self.on_halt is not None:
             self.on_halt(reason)
@@ -339,7 +405,3 @@ class RaftNodeShell:
 
 def _with(st: NodeStatus, **changes: Any) -> NodeStatus:
     return dataclasses.replace(st, **changes)
-
-
-_HOOKED = frozenset({RoleChanged, HighWatermark, InstallSnapshot, AppendRefused})
-"""The effects the hosted state machine hears of (``effect_hooks``)."""
