@@ -13,8 +13,8 @@ Timers are deadlines the event thread waits on between items (``timers``); ``Tim
 never passes through the queue.
 
 Flush. ``Flush`` effects are deferred: once the queue is empty (or after ``flush_every``
-items) the event thread fsyncs the log once and hands the core ``Flushed`` with the largest
-offset asked. A burst of client appends thus costs one fsync. ``Flushed`` does not pass
+items) the event thread fsyncs the log once and then hands the core one ``Flushed`` per
+``Flush``, in order, as the contract asks. A burst of client appends thus costs one fsync. ``Flushed`` does not pass
 through the queue either: the event thread is the queue's only consumer and must never
 block on it.
 
@@ -144,7 +144,7 @@ class RaftNodeShell:
         self._status = NodeStatus(config.node_id)
         self._cond = threading.Condition()
         self._pending = PendingAppends()
-        self._flush_to: int | None = None
+        self._flushes: list[int] = []  # the Flush effects not yet answered, in order
         self._since_flush = 0
         self._last_hw_log = 0.0
         self._ticket: AppendTicket | None = None  # the LocalAppend being handed to the core
@@ -271,7 +271,7 @@ class RaftNodeShell:
                     self._item(item)
                     self._since_flush += 1
                 self._fire_due()
-                if self._flush_to is not None and (
+                if self._flushes and (
                         self.queue.size == 0 or self._since_flush >= self.flush_every):
                     self._flush()
                 self._publish()
@@ -279,7 +279,7 @@ class RaftNodeShell:
             self._halt(exc)
 
     def _wait_s(self) -> float | None:
-        if self._flush_to is not None:
+        if self._flushes:
             return 0.0
         deadline = self.timers.next_deadline()
         if deadline is None:
@@ -303,11 +303,11 @@ class RaftNodeShell:
                 self._step(TimerFired(kind, destination, self.now_ms()))
 
     def _flush(self) -> None:
-        end, self._flush_to, self._since_flush = self._flush_to, None, 0
-        assert end is not None
+        flushes, self._flushes, self._since_flush = self._flushes, [], 0
         self.log.flush()
-        self._status = _with(self._status, flushed_offset=max(end, self._status.flushed_offset))
-        self._step(Flushed(end))
+        self._status = _with(self._status, flushed_offset=self._status.log_end_offset)
+        for end in flushes:  # one Flushed per Flush, in order (the contract)
+            self._step(Flushed(end))
 
     def _step(self, event: object) -> None:
         assert self.runner is not None
@@ -363,16 +363,13 @@ class RaftNodeShell:
         st = self._status
         self._status = _with(st, log_end_offset=offset,
                              flushed_offset=min(st.flushed_offset, offset))
-        if self._flush_to is not None and self._flush_to > offset:
-            self._flush_to = offset
 
     def snapshot_installed(self, snapshot_id: OffsetAndEpoch) -> None:
         self._status = _with(self._status, log_end_offset=snapshot_id.offset,
                              flushed_offset=snapshot_id.offset)
 
     def flush_wanted(self, end_offset: int) -> None:
-        self._flush_to = end_offset if self._flush_to is None else max(self._flush_to,
-                                                                        end_offset)
+        self._flushes.append(end_offset)
 
     def role_changed(self, e: RoleChanged) -> None:
         st = self._status
