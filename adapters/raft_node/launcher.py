@@ -127,7 +127,7 @@ class LocalQuorum:
         self.fetch_timeout_ms = fetch_timeout_ms
         self.election_backoff_max_ms = election_backoff_max_ms
         self.extra_args = extra_args
-        self.cwd = str(Path(__file__).resolve().parents[2])
+        self.cwd = str(Path(__file__).absolute().parents[2])
         ports = free_ports(2 * voters)
         self.voters = {first_id + i: Voter(self, first_id + i, ports[2 * i], ports[2 * i + 1])
                        for i in range(voters)}

@@ -52,10 +52,23 @@ def open_metadata_log(directory: os.PathLike[str] | str) -> Any:
     return MetadataLog.open(directory)
 
 
-def make_transport(args: NodeArgs, deliver: Any) -> Any:
+def make_transport(args: NodeArgs, config: RaftConfig, deliver: Any) -> Any:
+    """The quorum's TCP transport, listening on this node's voter address; batches travel
+    in the log's own encoding (Kafka's record batches)."""
+    from adapters.network.codec.raft_convert import (  # type: ignore[import-not-found]
+        RaftConverter,
+        RecordsCodec,
+    )
+    from adapters.raft_log import (  # type: ignore[import-not-found]
+        decode_batches,
+        encode_batches,
+    )
     from adapters.raft_transport import RaftTransport  # type: ignore[import-not-found]
 
-    return RaftTransport(args.node_id, args.voters, deliver)
+    converter = RaftConverter(RecordsCodec(encode_batches, decode_batches), args.cluster_id)
+    return RaftTransport(args.node_id, args.voters, args.address, deliver, converter=converter,
+                         retry_backoff_ms=config.retry_backoff_ms,
+                         request_timeout_ms=config.request_timeout_ms)
 
 
 class QuorumNode:
@@ -81,7 +94,7 @@ class QuorumNode:
         self.shell = RaftNodeShell(self.config, self.log, None,
                                    make_runner=self._runner, hosts_controller=args.controller,
                                    flush_every=args.flush_every, on_halt=self._on_halt)
-        self.transport = make_transport(args, self.shell.deliver)
+        self.transport = make_transport(args, self.config, self.shell.deliver)
         self.shell.attach_transport(self.transport)
         start = getattr(self.transport, "start", None)
         if start is not None:

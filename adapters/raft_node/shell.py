@@ -3,11 +3,13 @@
 Threads:
 
 * the **event thread** (``kcontrol-raft-<id>``) owns the core, the log and the timers, and is
-  the only thread that touches them: it takes one item at a time from one bounded queue,
-  hands it to the core and carries out the effects in order through ``NodePort``;
+  the only thread that touches them: it takes one item at a time from one bounded queue
+  (``inbox``: the other voters' messages before the clients' work), hands it to the core and
+  carries out the effects in order through ``NodePort``;
 * the transport's threads only enqueue ``Received`` (``deliver``); local clients only enqueue
-  ``LocalAppend`` (``append``); when the queue is full they wait (backpressure), then the
-  item is dropped with an ERROR line (a message lost on the wire is one Raft survives).
+  ``LocalAppend`` (``append``), controller requests (``request``) and reads (``call``); when
+  the queue is full they wait (backpressure), then the item is dropped with an ERROR line (a
+  message lost on the wire is one Raft survives; a client hears that it failed).
 
 Timers are deadlines the event thread waits on between items (``timers``); ``TimerFired``
 never passes through the queue.
@@ -35,9 +37,9 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, Protocol
 
-from adapters.controller.event_queue import CLOSED, EventQueue
 from adapters.raft_node.appends import MAX_PENDING, AppendTicket, LocalAppend, PendingAppends
 from adapters.raft_node.calls import Call, Replies
+from adapters.raft_node.inbox import CLOSED, Inbox
 from adapters.raft_node.port import EFFECTS, NodeLog, NodePort, NodeTransport
 from adapters.raft_node.status import NodeStatus
 from adapters.raft_node.timers import Deadlines
@@ -130,7 +132,7 @@ class RaftNodeShell:
         self.log = log_
         self.transport = transport
         self.timers = timers if timers is not None else Deadlines()
-        self.queue = EventQueue(queue_capacity, put_timeout=5.0)
+        self.queue = Inbox(queue_capacity, put_timeout=5.0)
         self.flush_every = flush_every
         self.on_halt = on_halt
         self._make_core = make_core
@@ -221,7 +223,7 @@ class RaftNodeShell:
         ticket = AppendTicket()
         if not records:
             ticket.fail("no records to append")
-        elif not self.queue.put(LocalAppend(tuple(records), ticket)):
+        elif not self.queue.put(LocalAppend(tuple(records), ticket), client=True):
             ticket.fail("the node's queue is full or closed")
         return ticket
 
@@ -229,7 +231,7 @@ class RaftNodeShell:
         """Run ``fn`` on the event thread, between two events (reads of what the event thread
         owns: the log, the controller's image)."""
         future: Future[Any] = Future()
-        if not self.queue.put(Call(fn, future)):
+        if not self.queue.put(Call(fn, future), client=True):
             future.set_exception(RuntimeError("the node's queue is full or closed"))
         return future
 
@@ -238,7 +240,7 @@ class RaftNodeShell:
         if not self.hosts_controller:
             raise RuntimeError("this node hosts no quorum controller")
         token, future = self.replies.open()
-        if not self.queue.put(ControllerRequest(token, request)):
+        if not self.queue.put(ControllerRequest(token, request), client=True):
             self.replies.fail(token, "the node's queue is full or closed")
         return future
 
@@ -263,9 +265,8 @@ class RaftNodeShell:
     def _run(self) -> None:
         try:
             while True:
-                got = self.queue.get(self._wait_s())
-                if got is not None:
-                    item = got[0]
+                item = self.queue.get(self._wait_s())
+                if item is not None:
                     if item is CLOSED or isinstance(item, _Stop):
                         break
                     self._item(item)
