@@ -3,8 +3,9 @@ from its directory, the transport listening on the node's own voter address, the
 event thread, optionally the quorum controller on the log (``ControllerOnRaft``), and the
 admin socket (``admin``) whose operations are defined here.
 
-Start order: log (recovery) -> shell (core built from the log's quorum-state and summary) ->
-transport (delivering into the shell's queue) -> admin socket. Stop: the reverse; a graceful
+Start order: log (recovery) -> transport made (listening, not yet reading) -> shell started
+(core built from the log's quorum-state and summary; ``Start`` queued) -> transport started
+(delivering into the shell's queue, after ``Start``) -> admin socket. Stop: the reverse; a graceful
 stop of a leader sends EndQuorumEpoch first (``stop(resign=True)``).
 """
 
@@ -96,10 +97,10 @@ class QuorumNode:
                                    flush_every=args.flush_every, on_halt=self._on_halt)
         self.transport = make_transport(args, self.config, self.shell.deliver)
         self.shell.attach_transport(self.transport)
+        self.shell.start()  # Start is queued before anything the transport delivers
         start = getattr(self.transport, "start", None)
         if start is not None:
             start()
-        self.shell.start()
         self.admin = AdminServer(self.admin_ops(), "127.0.0.1", args.admin_port)
         self.admin.start()
         log.info("[raft %d] listening on %s:%d; admin on 127.0.0.1:%d%s", args.node_id,
