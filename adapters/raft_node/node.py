@@ -48,25 +48,21 @@ def bench_records(count: int, size: int, start: int = 0) -> tuple[ConfigRecord, 
 
 
 def open_metadata_log(directory: os.PathLike[str] | str) -> Any:
-    from adapters.raft_log import MetadataLog  # type: ignore[import-not-found]
+    """The node's log, opened and recovered, its records kept as bytes (``record_bytes``)."""
+    from adapters.raft_log import BYTES, MetadataLog
 
-    return MetadataLog.open(directory)
+    return MetadataLog.open(directory, serde=BYTES)
 
 
 def make_transport(args: NodeArgs, config: RaftConfig, deliver: Any) -> Any:
     """The quorum's TCP transport, listening on this node's voter address; batches travel
     in the log's own encoding (Kafka's record batches)."""
-    from adapters.network.codec.raft_convert import (  # type: ignore[import-not-found]
-        RaftConverter,
-        RecordsCodec,
-    )
-    from adapters.raft_log import (  # type: ignore[import-not-found]
-        decode_batches,
-        encode_batches,
-    )
-    from adapters.raft_transport import RaftTransport  # type: ignore[import-not-found]
+    from adapters.network.codec.raft_convert import RaftConverter
+    from adapters.raft_log import BYTES
+    from adapters.raft_node.wire_records import records_codec
+    from adapters.raft_transport import RaftTransport
 
-    converter = RaftConverter(RecordsCodec(encode_batches, decode_batches), args.cluster_id)
+    converter = RaftConverter(records_codec(BYTES), args.cluster_id)
     return RaftTransport(args.node_id, args.voters, args.address, deliver, converter=converter,
                          retry_backoff_ms=config.retry_backoff_ms,
                          request_timeout_ms=config.request_timeout_ms)

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from adapters.raft_node.encoded import EncodedBatches
+from adapters.raft_node.record_bytes import decoded, encoded, to_bytes, to_values
 from fsm.kraft.controller.events import MembershipChange, Reply
 from fsm.raft.effects import (
     AppendBatches,
@@ -49,6 +51,8 @@ state_log = logging.getLogger("kcontrol.state.change")
 
 READ_BATCHES = 1024
 """Batches per log read when the controller replays committed records."""
+SNAPSHOT_CHUNK_BYTES = 1 << 20
+"""Bytes of a snapshot per FetchSnapshot answer."""
 
 
 class NodeLog(Protocol):
@@ -58,7 +62,7 @@ class NodeLog(Protocol):
 
     def read_quorum_state(self) -> QuorumState: ...
 
-    def write_quorum_state(self, state: QuorumState) -> None: ...
+    def write_quorum_state(self, state: QuorumState, voters: Iterable[int]) -> None: ...
 
     def append(self, batches: tuple[Batch, ...]) -> None: ...
 
@@ -66,7 +70,7 @@ class NodeLog(Protocol):
 
     def read(self, from_offset: int, to_offset: int, max_batches: int) -> tuple[Batch, ...]: ...
 
-    def truncate(self, offset: int) -> None: ...
+    def truncate_to(self, offset: int) -> int: ...
 
     def close(self) -> None: ...
 
@@ -90,23 +94,25 @@ class NodePort:
 
     # -- durable ---------------------------------------------------------------------------
     def persist_quorum_state(self, effect: PersistQuorumState) -> None:
-        self.log.write_quorum_state(effect.state)
+        self.log.write_quorum_state(effect.state, self.shell.config.voters)
 
     def append_batches(self, effect: AppendBatches) -> None:
         if not effect.batches:
             return
-        self.log.append(effect.batches)
+        self.log.append(tuple(to_bytes(b) for b in effect.batches))
         self.shell.appended(effect.batches[-1].end_offset)
 
     def flush(self, effect: Flush) -> None:
         self.shell.flush_wanted(effect.end_offset)
 
     def truncate_to(self, effect: TruncateTo) -> None:
-        self.log.truncate(effect.offset)
-        self.shell.truncated(effect.offset)
+        self.shell.truncated(self.log.truncate_to(effect.offset))
 
     def install_snapshot(self, effect: InstallSnapshot) -> None:
-        _snapshots(self.log, "install_snapshot")(effect.snapshot_id)
+        """The chunks the shell gathered from FetchSnapshot answers, checked and made the
+        log's start by the log."""
+        data = self.shell.snapshot_received(effect.snapshot_id)
+        _snapshots(self.log, "install_snapshot")(effect.snapshot_id, data)
         self.shell.snapshot_installed(effect.snapshot_id)
 
     def delete_before(self, effect: DeleteBefore) -> None:
@@ -117,14 +123,25 @@ class NodePort:
         self.transport.send(effect.destination, effect.message)
 
     def send_records(self, effect: SendRecords) -> None:
-        batches = self.log.read(effect.from_offset, effect.to_offset, effect.max_batches) \
-            if effect.to_offset > effect.from_offset else ()
+        """The log's batches as it holds them on disk when it can give them so (no record
+        decoded and encoded again: ``wire_records``), else as values."""
+        batches: tuple[Any, ...] = ()
+        if effect.to_offset > effect.from_offset:
+            read_bytes = getattr(self.log, "read_bytes", None)
+            if read_bytes is not None:
+                data = read_bytes(effect.from_offset, effect.to_offset, effect.max_batches)
+                batches = (EncodedBatches(data),) if data else ()
+            else:
+                batches = tuple(self.log.read(effect.from_offset, effect.to_offset,
+                                              effect.max_batches))
         self.transport.send(effect.destination,
-                            dataclasses.replace(effect.response, batches=tuple(batches)))
+                            dataclasses.replace(effect.response, batches=batches))
 
     def send_snapshot_chunk(self, effect: SendSnapshotChunk) -> None:
         r = effect.response
-        size, chunk = _snapshots(self.log, "read_snapshot_chunk")(r.snapshot_id, r.position)
+        size = _snapshots(self.log, "snapshot_size")(r.snapshot_id)
+        chunk = _snapshots(self.log, "read_snapshot_chunk")(r.snapshot_id, r.position,
+                                                             SNAPSHOT_CHUNK_BYTES)
         self.transport.send(effect.destination, dataclasses.replace(r, size=size, chunk=chunk))
 
     def arm_timer(self, effect: ArmTimer) -> None:
@@ -165,15 +182,15 @@ class NodePort:
             got = self.log.read(at, to_offset, READ_BATCHES)
             if not got:
                 raise RuntimeError(f"the log has no batch at {at} (committed to {to_offset})")
-            out.extend(got)
+            out.extend(to_values(b) for b in got)
             at = got[-1].end_offset
         return out
 
     def read_snapshot(self, snapshot_id: OffsetAndEpoch) -> Sequence[Any]:
-        return _snapshots(self.log, "read_snapshot")(snapshot_id)  # type: ignore[no-any-return]
+        return decoded(_snapshots(self.log, "read_snapshot")(snapshot_id))
 
     def write_snapshot(self, snapshot_id: OffsetAndEpoch, records: Sequence[Any]) -> None:
-        _snapshots(self.log, "write_snapshot")(snapshot_id, records)
+        _snapshots(self.log, "write_snapshot")(snapshot_id, encoded(records))
 
 
 def _snapshots(log: object, method: str) -> Callable[..., Any]:

@@ -43,12 +43,13 @@ from adapters.raft_node.inbox import CLOSED, Inbox
 from adapters.raft_node.port import EFFECTS, NodeLog, NodePort, NodeTransport
 from adapters.raft_node.status import NodeStatus
 from adapters.raft_node.timers import Deadlines
+from fsm.errors import ErrorCode
 from fsm.kraft.controller.events import ControllerRequest, Tick
 from fsm.raft.config import RaftConfig
 from fsm.raft.effects import AppendRefused, RoleChanged
 from fsm.raft.events import ClientAppend, Flushed, Received, Resign, Start, TimerFired
 from fsm.raft.log_summary import LogSummary, QuorumState
-from fsm.raft.messages import OffsetAndEpoch
+from fsm.raft.messages import FetchSnapshotResponse, OffsetAndEpoch
 from fsm.raft.roles import RaftRole
 
 log = logging.getLogger("kcontrol.raft")
@@ -58,6 +59,8 @@ DEFAULT_FLUSH_EVERY = 256
 """At most this many items are handled between an asked ``Flush`` and the fsync (a steady
 stream of items never postpones it for long)."""
 MAX_EFFECTS = 100_000
+MAX_SNAPSHOT_BYTES = 1 << 30
+"""Bound on a snapshot fetched from the leader."""
 HW_LOG_INTERVAL_S = 1.0
 """The high watermark is logged at INFO at most this often (every move at DEBUG)."""
 
@@ -150,6 +153,8 @@ class RaftNodeShell:
         self._since_flush = 0
         self._last_hw_log = 0.0
         self._ticket: AppendTicket | None = None  # the LocalAppend being handed to the core
+        self._snapshot_id: OffsetAndEpoch | None = None  # the snapshot being fetched
+        self._snapshot_data = bytearray()
         self._thread: threading.Thread | None = None
         self._t0 = time.monotonic()
         self.prefix = f"[raft {config.node_id}]"
@@ -288,6 +293,8 @@ class RaftNodeShell:
         return max(0.0, (deadline - self.now_ms()) / 1000.0)
 
     def _item(self, item: object) -> None:
+        if isinstance(item, Received) and isinstance(item.message, FetchSnapshotResponse):
+            self._gather(item.message)
         if isinstance(item, LocalAppend):
             self._local_append(item)
         elif isinstance(item, Call):
@@ -364,6 +371,30 @@ class RaftNodeShell:
         st = self._status
         self._status = _with(st, log_end_offset=offset,
                              flushed_offset=min(st.flushed_offset, offset))
+
+    def _gather(self, m: FetchSnapshotResponse) -> None:
+        """Keep a snapshot chunk a FetchSnapshot answer carries, at its position (one snapshot
+        at a time; a chunk for another snapshot starts over). The core decides what to ask
+        next; the log checks the whole at ``InstallSnapshot``."""
+        chunk = m.chunk
+        if m.error is not ErrorCode.NONE or not isinstance(chunk, bytes | bytearray):
+            return
+        if self._snapshot_id != m.snapshot_id:
+            self._snapshot_id, self._snapshot_data = m.snapshot_id, bytearray()
+        buf = self._snapshot_data
+        if m.position > len(buf):
+            return  # a gap: the core asks again from where it is
+        if m.position + len(chunk) > MAX_SNAPSHOT_BYTES:
+            raise RuntimeError(f"snapshot {m.snapshot_id} over {MAX_SNAPSHOT_BYTES} bytes")
+        buf[m.position:m.position + len(chunk)] = chunk
+
+    def snapshot_received(self, snapshot_id: OffsetAndEpoch) -> bytes:
+        """The snapshot gathered for ``InstallSnapshot`` (and forgotten here)."""
+        if self._snapshot_id != snapshot_id:
+            raise RuntimeError(f"install of snapshot {snapshot_id}: none was received")
+        data, self._snapshot_id, self._snapshot_data = bytes(self._snapshot_data), None, \
+            bytearray()
+        return data
 
     def snapshot_installed(self, snapshot_id: OffsetAndEpoch) -> None:
         self._status = _with(self._status, log_end_offset=snapshot_id.offset,

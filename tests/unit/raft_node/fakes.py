@@ -38,8 +38,9 @@ class MemoryLog:
     def read_quorum_state(self) -> QuorumState:
         return self.state
 
-    def write_quorum_state(self, state: QuorumState) -> None:
+    def write_quorum_state(self, state: QuorumState, voters: Any) -> None:
         self.state = state
+        self.voters = tuple(voters)
         self.journal.append(("quorum-state", state))
 
     def append(self, batches: tuple[Batch, ...]) -> None:
@@ -62,9 +63,10 @@ class MemoryLog:
         out = [b for b in self.batches if from_offset <= b.base_offset < to_offset]
         return tuple(out[:max_batches])
 
-    def truncate(self, offset: int) -> None:
+    def truncate_to(self, offset: int) -> int:
         self.batches = [b for b in self.batches if b.end_offset <= offset]
         self.journal.append(("truncate", offset))
+        return self.end
 
     def close(self) -> None:
         self.closed = True

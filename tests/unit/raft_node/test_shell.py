@@ -119,9 +119,9 @@ def test_a_burst_of_appends_costs_one_fsync_and_each_ticket_commits() -> None:
     try:
         shell.wait_for(lambda s: s.is_leader, 5)
         log.flush_gate = gate  # the first fsync blocks until the burst is queued
-        first = shell.append(("r0",))
+        first = shell.append((b"r0",))
         core.wait_for(lambda ev: any(isinstance(e, ClientAppend) for e in ev))
-        tickets = [shell.append((f"r{i}",)) for i in range(1, 51)]
+        tickets = [shell.append((f"r{i}".encode(),)) for i in range(1, 51)]
         gate.set()
         for t in [first, *tickets]:
             assert t.wait(5) and t.error is None
@@ -141,7 +141,7 @@ def test_flush_every_bounds_how_long_a_flush_waits() -> None:
     try:
         shell.wait_for(lambda s: s.is_leader, 5)
         log.flush_gate = gate
-        tickets = [shell.append((f"r{i}",)) for i in range(20)]
+        tickets = [shell.append((f"r{i}".encode(),)) for i in range(20)]
         gate.set()
         assert all(t.wait(5) and t.error is None for t in tickets)
         assert log.flush_calls == 20  # one per append: nothing coalesced
@@ -158,7 +158,7 @@ def test_an_append_off_the_leader_fails_at_once_and_a_refusal_is_reported() -> N
     shell, core, _, _, _ = make_shell(lambda e: [])
     shell.start()
     try:
-        t = shell.append(("x",))
+        t = shell.append((b"x",))
         assert t.wait(5) and t.error is not None and "not the leader" in t.error
         assert not any(isinstance(e, ClientAppend) for e in core.events)
     finally:
@@ -167,7 +167,7 @@ def test_an_append_off_the_leader_fails_at_once_and_a_refusal_is_reported() -> N
     shell.start()
     try:
         shell.wait_for(lambda s: s.is_leader, 5)
-        t = shell.append(("x",))
+        t = shell.append((b"x",))
         assert t.wait(5) and t.error == "refused: not the leader"
     finally:
         shell.stop()
@@ -185,7 +185,7 @@ def test_losing_leadership_fails_the_appends_waiting_for_their_commit() -> None:
     shell.start()
     try:
         shell.wait_for(lambda s: s.is_leader, 5)
-        t = shell.append(("x",))
+        t = shell.append((b"x",))
         shell.wait_for(lambda s: s.log_end_offset == 1, 5)
         assert not t.done
         shell.deliver(3, object())
@@ -196,7 +196,7 @@ def test_losing_leadership_fails_the_appends_waiting_for_their_commit() -> None:
 
 
 def test_send_records_fills_the_response_from_the_log() -> None:
-    batches = (Batch(0, 1, ("a", "b")), Batch(2, 1, ("c",)), Batch(3, 2, ("d",)))
+    batches = (Batch(0, 1, (b"a", b"b")), Batch(2, 1, (b"c",)), Batch(3, 2, (b"d",)))
     empty = FetchResponse(ErrorCode.NONE, 2, 1, high_watermark=3, log_start_offset=0)
 
     def script(e: Any) -> list[Any]:
@@ -243,12 +243,12 @@ def test_a_failed_fsync_halts_the_node() -> None:
     shell.start()
     try:
         shell.wait_for(lambda s: s.is_leader, 5)
-        t = shell.append(("x",))
+        t = shell.append((b"x",))
         shell.wait_for(lambda s: s.failure is not None, 5)
         assert t.wait(5) and "halted" in (t.error or "")
         assert halted and "Input/output error" in halted[0]
         assert not any(isinstance(e, Flushed) for e in core.events)  # never claimed durable
-        assert shell.append(("y",)).error is not None
+        assert shell.append((b"y",)).error is not None
     finally:
         shell.stop()
 

@@ -85,28 +85,28 @@ def test_one_leader_and_appends_commit_on_every_log(
         cluster: tuple[Network, dict[int, MemoryLog]]) -> None:
     net, logs = cluster
     leader = leader_of(net)
-    tickets = [leader.append((f"r{i}",)) for i in range(20)]
+    tickets = [leader.append((f"r{i}".encode(),)) for i in range(20)]
     assert all(t.wait(WAIT) and t.error is None for t in tickets), [t.error for t in tickets]
     end = tickets[-1].end_offset
     for s in net.shells.values():
         s.wait_for(lambda st: st.high_watermark >= end, WAIT)
     assert records_of(logs[1], end) == records_of(logs[2], end) == records_of(logs[3], end)
-    assert [r for _, _, rs in records_of(logs[1], end) for r in rs if isinstance(r, str)] \
-        == [f"r{i}" for i in range(20)]
+    assert [r for _, _, rs in records_of(logs[1], end) for r in rs if isinstance(r, bytes)] \
+        == [f"r{i}".encode() for i in range(20)]
 
 
 def test_a_new_leader_in_a_higher_epoch_after_the_leader_stops(
         cluster: tuple[Network, dict[int, MemoryLog]]) -> None:
     net, logs = cluster
     old = leader_of(net)
-    t = old.append(("before",))
+    t = old.append((b"before",))
     assert t.wait(WAIT) and t.error is None
     old_id, old_epoch = old.config.node_id, old.status.epoch
     net.down.add(old_id)
     old.stop()
     new = leader_of(net, min_epoch=old_epoch + 1)
     assert new.config.node_id != old_id
-    t2 = new.append(("after",))
+    t2 = new.append((b"after",))
     assert t2.wait(WAIT) and t2.error is None, t2.error
     assert t2.epoch > old_epoch
     # the old leader comes back on its log and follows
