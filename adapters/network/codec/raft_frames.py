@@ -1,8 +1,9 @@
 """Request and response frames of the quorum APIs (pure), with errors that name the API and
 the field.
 
-All quorum API versions are flexible: request header v2 (``client_id`` with its int16 length,
-then a tag buffer), response header v1. Decoding runs the codec's fast decoder; only when it
+A flexible version has request header v2 (``client_id`` with its int16 length, then a tag
+buffer) and response header v1; BeginQuorumEpoch and EndQuorumEpoch v0 are not flexible:
+request header v1, response header v0. Decoding runs the codec's fast decoder; only when it
 fails is the frame walked again, field by field, to name where it broke
 (``DecodeError: VoteRequest v0: topics[0].partitions[0].last_offset: truncated ...``).
 """
@@ -26,9 +27,6 @@ from adapters.network.codec.primitives import INT_FORMATS, Reader
 from adapters.network.codec.raft_registry import RAFT_MESSAGES, RAFT_SUPPORTED, api_name
 from adapters.network.codec.schema import Array, Message, Struct, Type
 from adapters.network.codec.wire import decoder, encode
-
-REQUEST_HEADER_VERSION = 2
-RESPONSE_HEADER_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -59,7 +57,7 @@ def encode_request(
     request, _ = _messages(api_key, api_version)
     header = RequestHeader(api_key, api_version, correlation_id, client_id)
     encoded = body if isinstance(body, bytes) else encode(request.schema(api_version), body)
-    return frame(encode_request_header(header, REQUEST_HEADER_VERSION) + encoded)
+    return frame(encode_request_header(header, _request_header(request, api_version)) + encoded)
 
 
 def encode_body(api_key: int, api_version: int, body: dict[str, Any], response: bool) -> bytes:
@@ -75,7 +73,8 @@ def encode_response(
     """A whole response frame (size prefix, header v1, body)."""
     _, response = _messages(api_key, api_version)
     encoded = body if isinstance(body, bytes) else encode(response.schema(api_version), body)
-    return frame(encode_response_header(correlation_id, RESPONSE_HEADER_VERSION) + encoded)
+    header = encode_response_header(correlation_id, _response_header(response, api_version))
+    return frame(header + encoded)
 
 
 def parse_request(data: bytes) -> RaftRequest:
@@ -88,7 +87,7 @@ def parse_request(data: bytes) -> RaftRequest:
     request, _ = _messages(api_key, api_version)
     r = Reader(data)
     try:
-        header = decode_request_header(r, REQUEST_HEADER_VERSION)
+        header = decode_request_header(r, _request_header(request, api_version))
     except DecodeError as e:
         raise DecodeError(f"{request.name} v{api_version}: request header: {e}") from None
     return RaftRequest(header, _decode_body(request, api_version, r.data, r.pos))
@@ -106,10 +105,18 @@ def decode_response(api_key: int, api_version: int, data: bytes) -> tuple[int, d
     _, response = _messages(api_key, api_version)
     r = Reader(data)
     try:
-        correlation_id, _tags = decode_response_header(r, RESPONSE_HEADER_VERSION)
+        correlation_id, _tags = decode_response_header(r, _response_header(response, api_version))
     except DecodeError as e:
         raise DecodeError(f"{response.name} v{api_version}: response header: {e}") from None
     return correlation_id, _decode_body(response, api_version, r.data, r.pos)
+
+
+def _request_header(request: Message, api_version: int) -> int:
+    return 2 if request.is_flexible(api_version) else 1
+
+
+def _response_header(response: Message, api_version: int) -> int:
+    return 1 if response.is_flexible(api_version) else 0
 
 
 def _messages(api_key: int, api_version: int) -> tuple[Message, Message]:
@@ -123,8 +130,8 @@ def _decode_body(message: Message, version: int, data: bytes, pos: int) -> dict[
     try:
         body, end = decoder(schema)(data, pos)
     except DecodeError as e:
-        where = failing_field(schema, data, pos) or "body"
-        raise DecodeError(f"{message.name} v{version}: {where}: {e}") from None
+        where, error = failing_field(schema, data, pos)
+        raise DecodeError(f"{message.name} v{version}: {where or 'body'}: {error or e}") from None
     if end != len(data):
         raise DecodeError(
             f"{message.name} v{version}: {len(data) - end} trailing bytes after the body"
@@ -132,33 +139,36 @@ def _decode_body(message: Message, version: int, data: bytes, pos: int) -> dict[
     return body  # type: ignore[no-any-return]
 
 
-def failing_field(t: Type, data: bytes, pos: int) -> str:
-    """The path (``topics[0].partitions[0].last_offset``) of the first field of ``t`` at
-    ``pos`` whose decoding fails, or "" if it is ``t`` itself (a length, a primitive).
-    Slow: only called once a decode has failed."""
+def failing_field(t: Type, data: bytes, pos: int) -> tuple[str, str]:
+    """(path, error) of the first field of ``t`` at ``pos`` whose decoding fails: the path
+    as ``topics[0].partitions[0].last_offset`` ("" if it is ``t`` itself: a length, a
+    primitive) and the innermost decoder's message ("" if ``t`` decodes). Slow: only called
+    once a decode has failed."""
+    try:
+        decoder(t)(data, pos)
+    except DecodeError as e:
+        error = str(e)
+    else:
+        return "", ""
     match t:
         case Struct(fields=fields):
             for f in fields:
                 try:
                     _, pos = decoder(f.type)(data, pos)
                 except DecodeError:
-                    inner = failing_field(f.type, data, pos)
-                    return f.name + (inner if inner.startswith("[") or not inner
-                                     else "." + inner)
-            return ""
+                    inner, error = failing_field(f.type, data, pos)
+                    return f.name + ("." + inner if inner and inner[0] != "[" else inner), error
         case Array(item=item) if isinstance(item, Struct | Array):
             r = Reader(data, pos)
             try:
                 n = r.read_uvarint() - 1 if t.compact else r.read_int(4)
             except DecodeError:
-                return ""
+                return "", error
             pos = r.pos
             for i in range(max(n, 0)):
                 try:
                     _, pos = decoder(item)(data, pos)
                 except DecodeError:
-                    inner = failing_field(item, data, pos)
-                    return f"[{i}]" + ("." + inner if inner and not inner.startswith("[")
-                                       else inner)
-            return ""
-    return ""
+                    inner, error = failing_field(item, data, pos)
+                    return f"[{i}]" + ("." + inner if inner and inner[0] != "[" else inner), error
+    return "", error

@@ -4,7 +4,8 @@ A broker's ApiVersions advertises ``registry.SUPPORTED``; the quorum's APIs are 
 controller's quorum listener (``adapters.raft_transport``), so they live here and a broker
 never claims to serve Vote or Fetch. :data:`SEND_VERSIONS` is the version this node writes of
 each request; :data:`RAFT_SUPPORTED` what it accepts (DescribeQuorum v0 from older tools too).
-Every one of them is flexible: request header v2, response header v1.
+All are flexible (request header v2, response header v1) but BeginQuorumEpoch and
+EndQuorumEpoch v0 (flexible from v1, KIP-853's version): request header v1, response header v0.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """BeginQuorumEpoch (key 53), v0: a new leader tells the voters it leads the epoch (KIP-595).
 
 Kafka's BeginQuorumEpochRequest.json / BeginQuorumEpochResponse.json at v0 (v1 is KIP-853's
-dynamic quorum). Flexible from v0.
+dynamic quorum). Flexible only from v1: v0 has classic strings and arrays, request header v1 and
+response header v0.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ REQUEST = Message(
     "BeginQuorumEpochRequest",
     API_KEY,
     valid="0",
-    flexible="0+",
+    flexible="1+",
     fields=(
         Field("cluster_id", STRING, nullable="0+", default=None),
         topics(
@@ -27,5 +28,5 @@ REQUEST = Message(
 )
 
 RESPONSE = Message(
-    "BeginQuorumEpochResponse", API_KEY, valid="0", flexible="0+", fields=epoch_response()
+    "BeginQuorumEpochResponse", API_KEY, valid="0", flexible="1+", fields=epoch_response()
 )

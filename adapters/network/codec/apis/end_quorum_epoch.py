@@ -2,7 +2,8 @@
 order of ``preferred_successors`` (KIP-595).
 
 Kafka's EndQuorumEpochRequest.json / EndQuorumEpochResponse.json at v0 (v1 is KIP-853's
-dynamic quorum). Flexible from v0.
+dynamic quorum). Flexible only from v1: v0 has classic strings and arrays, request header v1 and
+response header v0.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ REQUEST = Message(
     "EndQuorumEpochRequest",
     API_KEY,
     valid="0",
-    flexible="0+",
+    flexible="1+",
     fields=(
         Field("cluster_id", STRING, nullable="0+", default=None),
         topics(
@@ -29,5 +30,5 @@ REQUEST = Message(
 )
 
 RESPONSE = Message(
-    "EndQuorumEpochResponse", API_KEY, valid="0", flexible="0+", fields=epoch_response()
+    "EndQuorumEpochResponse", API_KEY, valid="0", flexible="1+", fields=epoch_response()
 )
