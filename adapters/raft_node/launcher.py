@@ -35,6 +35,7 @@ class Voter:
         self.directory = quorum.root / f"node-{node_id}"
         self.log_path = quorum.root / f"node-{node_id}.log"
         self.proc: subprocess.Popen[bytes] | None = None
+        self.stopped = False  # stopped or killed on purpose: its exit is no failure
         self._client: AdminClient | None = None
 
     @property
@@ -57,6 +58,7 @@ class Voter:
         if self.running:
             raise RuntimeError(f"node {self.node_id} is running")
         self._close_client()
+        self.stopped = False
         with open(self.log_path, "ab") as err:
             self.proc = subprocess.Popen(self.argv(), stdout=subprocess.DEVNULL, stderr=err,
                                          cwd=self.quorum.cwd)
@@ -64,6 +66,7 @@ class Voter:
     def kill(self) -> None:
         """``kill -9``: no flush, no goodbye."""
         self._close_client()
+        self.stopped = True
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGKILL)
             self.proc.wait(10)
@@ -71,6 +74,7 @@ class Voter:
     def stop(self, timeout: float = 10.0) -> int | None:
         """SIGTERM (a leader resigns first); SIGKILL if it does not exit in ``timeout``."""
         self._close_client()
+        self.stopped = True
         if self.proc is None or self.proc.poll() is not None:
             return None if self.proc is None else self.proc.returncode
         self.proc.send_signal(signal.SIGTERM)
@@ -170,7 +174,7 @@ class LocalQuorum:
             if got:
                 return got
             for v in self.voters.values():
-                if v.proc is not None and v.proc.poll() not in (None, -signal.SIGKILL):
+                if v.proc is not None and not v.stopped and v.proc.poll() is not None:
                     raise RuntimeError(f"node {v.node_id} exited with {v.proc.returncode}:\n"
                                        f"{v.log_tail()}")
             if time.monotonic() >= deadline:
