@@ -59,6 +59,8 @@ DEFAULT_FLUSH_EVERY = 256
 """At most this many items are handled between an asked ``Flush`` and the fsync (a steady
 stream of items never postpones it for long)."""
 MAX_EFFECTS = 100_000
+RESIGN_GRACE_S = 3.0
+"""How long a resigning leader waits to hear of its successor before it stops anyway."""
 MAX_SNAPSHOT_BYTES = 1 << 30
 """Bound on a snapshot fetched from the leader."""
 HW_LOG_INTERVAL_S = 1.0
@@ -191,11 +193,20 @@ class RaftNodeShell:
         self._thread.start()
 
     def stop(self, *, resign: bool = False, timeout: float = 10.0) -> None:
-        """Stop the event thread (after a ``Resign`` if ``resign``: a leader's
-        EndQuorumEpoch goes out first), then close the log and the transport."""
+        """Stop the event thread, then close the log and the transport. ``resign``: a leader
+        first resigns (EndQuorumEpoch) and keeps running until it hears of a leader in a
+        later epoch, at most ``RESIGN_GRACE_S`` -- its voters elect a successor at once
+        instead of waiting out their fetch timeout."""
         if self._thread is not None and self._thread.is_alive():
-            if resign:
+            st = self._status
+            if resign and st.is_leader:
                 self.queue.put(Resign(self.now_ms()))
+                try:
+                    self.wait_for(lambda s: s.epoch > st.epoch or s.failure is not None,
+                                  RESIGN_GRACE_S)
+                except TimeoutError:
+                    log.info("%s no successor within %g s of resigning", self.prefix,
+                             RESIGN_GRACE_S)
             self.queue.put(_Stop())
             self._thread.join(timeout)
             if self._thread.is_alive():

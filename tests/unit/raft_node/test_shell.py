@@ -26,7 +26,7 @@ from fsm.raft.effects import (
     Send,
     SendRecords,
 )
-from fsm.raft.events import ClientAppend, Flushed, Received, Start, TimerFired
+from fsm.raft.events import ClientAppend, Flushed, Received, Resign, Start, TimerFired
 from fsm.raft.log_summary import LogSummary, QuorumState
 from fsm.raft.messages import Batch, FetchRequest, FetchResponse, VoteRequest
 from fsm.raft.roles import RaftRole
@@ -257,3 +257,28 @@ def test_a_failed_fsync_halts_the_node() -> None:
 def test_bad_settings_are_refused(flush_every: int) -> None:
     with pytest.raises(ValueError, match="flush_every"):
         make_shell(lambda e: [], flush_every=flush_every)
+
+
+def test_a_resigning_leader_runs_until_it_hears_of_its_successor() -> None:
+    def script(e: Any) -> list[Any]:
+        if isinstance(e, Resign):
+            return [RoleChanged(RaftRole.LEADER, RaftRole.RESIGNED, 1, 1)]
+        if isinstance(e, Received):
+            return [RoleChanged(RaftRole.RESIGNED, RaftRole.FOLLOWER, 2, 3)]
+        return leader_script()(e)
+
+    shell, core, _, _, _ = make_shell(script)
+    shell.start()
+    shell.wait_for(lambda s: s.is_leader, 5)
+
+    def successor() -> None:
+        core.wait_for(lambda ev: any(isinstance(e, Resign) for e in ev))
+        shell.deliver(3, "BeginQuorumEpoch")
+
+    t = threading.Thread(target=successor)
+    t.start()
+    shell.stop(resign=True)
+    t.join()
+    kinds = [type(e).__name__ for e in core.events]
+    assert kinds[-2:] == ["Resign", "Received"]  # the successor was heard before the stop
+    assert shell.status.epoch == 2 and shell.status.leader_id == 3
