@@ -1,12 +1,22 @@
-"""The quorum APIs' codec: encode + decode of a Fetch response carrying a 100-record batch
-and of a Vote request, with kio 0.5's generated serializers and with our schema codec
-(``adapters.network.codec.raft_frames``). Bodies only (no header): the same work on both
-sides. Run: ``.venv/bin/python benchmarks/bench_raft_wire.py``."""
+"""The quorum on the wire.
+
+1. The codec: encode + decode of a Fetch response carrying a 100-record batch and of a Vote
+   request, with kio 0.5's generated serializers and with our schema codec
+   (``adapters.network.codec.raft_frames``). Bodies only (no header): the same work on both
+   sides.
+2. The transport (``adapters.raft_transport``) on loopback: Vote round trips one at a time
+   (latency: send, the peer's ``on_message`` answers, the answer's ``on_message``), and 2,000
+   Fetch requests answered with the same 100-record batch, pipelined (throughput).
+
+Run: ``.venv/bin/python benchmarks/bench_raft_wire.py``."""
 
 from __future__ import annotations
 
 import io
 import os
+import socket
+import threading
+import time
 import timeit
 from collections.abc import Callable
 
@@ -18,8 +28,12 @@ from kio.schema.vote.v0 import request as kvote
 from kio.static.primitive import Records, i32, i32Timedelta, i64
 
 from adapters.network.codec import raft_frames
+from adapters.network.codec.raft_convert import RaftConverter, RecordsCodec
 from adapters.network.codec.raft_registry import RAFT_MESSAGES
 from adapters.network.codec.wire import decode, encode
+from adapters.raft_transport import RaftTransport
+from fsm.errors import ErrorCode
+from fsm.raft.messages import Batch, FetchRequest, FetchResponse, VoteRequest, VoteResponse
 
 RECORD_BYTES = 100  # a small metadata record
 RECORDS = os.urandom(61 + 100 * RECORD_BYTES)  # batch header + 100 records
@@ -83,7 +97,55 @@ def kio() -> dict[str, Callable[[], object]]:
     return {"fetch": roundtrip(fetch_value), "vote": roundtrip(vote_value)}
 
 
+def transport(rounds: int = 500, fetches: int = 2000) -> None:
+    converter = RaftConverter(RecordsCodec(lambda bs: bs[0].records[0],
+                                           lambda d: (Batch(0, 0, (d,)),)), "bench")
+    socks = [socket.create_server(("127.0.0.1", 0)) for _ in range(2)]
+    voters = {i + 1: s.getsockname()[:2] for i, s in enumerate(socks)}
+    answered = threading.Semaphore(0)
+    batch = (Batch(0, 1, (RECORDS,)),)
+    holder: dict[int, RaftTransport] = {}
+
+    def server(source: int, m: object) -> None:
+        if isinstance(m, VoteRequest):
+            holder[2].send(source, VoteResponse(ErrorCode.NONE, m.candidate_epoch, -1, True))
+        elif isinstance(m, FetchRequest):
+            holder[2].send(source, FetchResponse(ErrorCode.NONE, 1, 2, m.fetch_offset, 0,
+                                                 batch))
+
+    def client(source: int, m: object) -> None:
+        answered.release()
+
+    with RaftTransport(2, voters, socks[1], server, converter=converter,
+                       answer_limit=fetches) as t2, \
+            RaftTransport(1, voters, socks[0], client, converter=converter,
+                          queue_limit=fetches) as t1:
+        holder[2] = t2
+        t1.send(2, VoteRequest(1, 1, 0, 0))  # connect first
+        answered.acquire()
+        latencies = []
+        for i in range(rounds):
+            start = time.perf_counter()
+            t1.send(2, VoteRequest(i + 2, 1, 0, 0))
+            answered.acquire()
+            latencies.append(time.perf_counter() - start)
+        latencies.sort()
+        print(f"vote round trip: median {latencies[len(latencies) // 2] * 1e6:.0f} us, "
+              f"p99 {latencies[int(len(latencies) * 0.99)] * 1e6:.0f} us ({rounds} rounds)")
+        start = time.perf_counter()
+        for i in range(fetches):
+            t1.send(2, FetchRequest(1, 1, i, 1))
+        for _ in range(fetches):
+            answered.acquire()
+        elapsed = time.perf_counter() - start
+        size = len(RECORDS) * fetches / 1e6
+        print(f"fetch pipelined: {fetches} answers of {len(RECORDS)} B records in "
+              f"{elapsed * 1e3:.0f} ms: {fetches / elapsed:.0f} answers/s, "
+              f"{size / elapsed:.1f} MB/s of records")
+
+
 def main() -> None:
+    transport()
     sides = {"kio 0.5": kio(), "ours": ours()}
     for case in ("fetch", "vote"):
         for side, fns in sides.items():

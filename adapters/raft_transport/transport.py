@@ -417,7 +417,7 @@ class RaftTransport:
             self._drop(conn, f"read failed: {e}")
             return
         if not data:
-            self._drop(conn, "closed by the other end")
+            self._drop(conn, "closed by the other end", logging.INFO)
             return
         conn.last_received = time.monotonic()
         try:
@@ -487,12 +487,14 @@ class RaftTransport:
             log.exception("raft transport %d: on_message failed for %r from %d",
                           self.node_id, message, source)
 
-    def _drop(self, conn: Connection, reason: str) -> None:
-        """Closes ``conn``; an outbound one is tried again after the backoff."""
+    def _drop(self, conn: Connection, reason: str, level: int | None = None) -> None:
+        """Closes ``conn``; an outbound one is tried again after the backoff. Logged at
+        WARNING (INFO for a connect that failed or an orderly close by the other end)."""
         if conn.closed:
             return
         conn.closed = True
-        level = logging.WARNING if conn.connected or conn.inbound else logging.INFO
+        if level is None:
+            level = logging.WARNING if conn.connected or conn.inbound else logging.INFO
         log.log(level, "raft transport %d: closed %s: %s", self.node_id, conn.label, reason)
         with contextlib.suppress(KeyError, ValueError):
             self._selector.unregister(conn.sock)
