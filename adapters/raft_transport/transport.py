@@ -18,7 +18,9 @@ id the request names (candidate, leader, replica id), else the ``raft-<id>`` cli
 header, else -- a tool's DescribeQuorum -- a per-connection id at or below
 :data:`ANONYMOUS_BASE`, which ``send`` answers the same way.
 
-A frame that does not decode, is over ``max_frame_size`` or asks for an API the quorum does
+A request naming another cluster id (one that names none is taken) is answered
+``INCONSISTENT_CLUSTER_ID`` here, as Kafka does, and not handed on. A frame that does not
+decode, is over ``max_frame_size`` or asks for an API the quorum does
 not serve closes that connection only (with a log line); ApiVersions is answered, listing the
 quorum's APIs. ``close`` stops the thread, joins it and closes every socket.
 """
@@ -38,7 +40,7 @@ from dataclasses import dataclass, field
 
 from adapters.network.codec import dispatch, registry
 from adapters.network.codec.errors import CodecError
-from adapters.network.codec.raft_convert import RaftConverter, source_of
+from adapters.network.codec.raft_convert import RaftConverter, error_body, source_of
 from adapters.network.codec.raft_frames import (
     decode_response,
     encode_body,
@@ -49,6 +51,7 @@ from adapters.network.codec.raft_frames import (
 )
 from adapters.network.codec.raft_registry import RAFT_SUPPORTED, SEND_VERSIONS, api_name
 from adapters.raft_transport.connection import Connection, InFlight
+from fsm.errors import ErrorCode
 
 log = logging.getLogger("kcontrol.raft.transport")
 
@@ -438,6 +441,17 @@ class RaftTransport:
             self._on_api_versions(conn, frame)
             return
         request = parse_request(frame)
+        theirs = self.converter.cluster_id_of(request.api_key, request.body)
+        ours = self.converter.cluster_id
+        if theirs is not None and ours is not None and theirs != ours:
+            log.warning("raft transport %d: %s %s names cluster %r, not %r: answered "
+                        "INCONSISTENT_CLUSTER_ID", self.node_id, api_name(request.api_key),
+                        conn.label, theirs, ours)
+            body = error_body(request.api_key, ErrorCode.INCONSISTENT_CLUSTER_ID)
+            conn.out += encode_response(request.api_key, request.api_version,
+                                        request.header.correlation_id, body)
+            self._flush(conn)
+            return
         message = self.converter.from_wire(request.api_key, True, request.body)
         source = source_of(message)
         if source is None:

@@ -13,7 +13,8 @@ unknown (epoch -1, ``NO_LEADER``).
 
 The cluster id is written on the requests that carry it (Vote, BeginQuorumEpoch,
 EndQuorumEpoch, and as tag 0 of Fetch and FetchSnapshot) and handed back by
-:meth:`RaftConverter.cluster_id_of` for the shell to check; the core never sees it.
+:meth:`RaftConverter.cluster_id_of` for the transport to check (:func:`error_body` answers a
+mismatch); the core never sees it.
 """
 
 from __future__ import annotations
@@ -99,6 +100,13 @@ def source_of(request: object) -> int | None:
         case FetchRequest(replica_id=node) | FetchSnapshotRequest(replica_id=node):
             return node if node >= 0 else None
     return None
+
+
+def error_body(api_key: int, error: ErrorCode) -> Body:
+    """A response body of ``api_key`` that is only a top-level error (no partition): Kafka's
+    answer to a request it could not take at all, e.g. ``INCONSISTENT_CLUSTER_ID``."""
+    topics_key = "responses" if api_key == RaftApiKey.FETCH else "topics"
+    return {"error_code": int(error), topics_key: []}
 
 
 def error_code(code: int) -> ErrorCode:

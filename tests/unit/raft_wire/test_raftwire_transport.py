@@ -332,3 +332,25 @@ def test_the_frame_of_a_request_carries_the_raft_client_id() -> None:
                        response=False)
     frame = encode_request(52, 0, 7, "raft-1", body)
     assert b"raft-1" in frame[:20]
+
+
+def test_another_clusters_request_is_answered_inconsistent_cluster_id() -> None:
+    socks = {i: bound_socket() for i in (1, 2, 3)}
+    voters = {i: s.getsockname()[:2] for i, s in socks.items()}
+    inboxes = {i: Inbox() for i in socks}
+    ids = {1: "cluster-x", 2: "cluster-y", 3: None}  # node 3 names no cluster: taken
+    made = [RaftTransport(i, voters, socks[i], inboxes[i], converter=converter(ids[i])).start()
+            for i in socks]
+    try:
+        made[0].send(2, VoteRequest(4, 1, 3, 10))
+        made[0].send(2, FetchRequest(1, 4, 10, 3))
+        made[2].send(2, VoteRequest(4, 3, 3, 10))
+        assert inboxes[1].wait_count(2) == [
+            (2, VoteResponse(ErrorCode.INCONSISTENT_CLUSTER_ID, -1, -1, False)),
+            (2, FetchResponse(ErrorCode.INCONSISTENT_CLUSTER_ID, -1, -1, -1, -1))]
+        assert inboxes[2].wait_count(1) == [(3, VoteRequest(4, 3, 3, 10))]
+    finally:
+        for t in made:
+            t.close()
+        for s in socks.values():
+            s.close()
