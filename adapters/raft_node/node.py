@@ -24,6 +24,7 @@ from adapters.raft_node.admin import AdminError, AdminServer
 from adapters.raft_node.appends import AppendTicket
 from adapters.raft_node.args import NodeArgs
 from adapters.raft_node.port import NodePort
+from adapters.raft_node.record_bytes import encoded
 from adapters.raft_node.shell import RaftCore, RaftNodeShell, Runner
 from fsm.kraft.controller.config import QuorumControllerConfig
 from fsm.kraft.controller.quorum_controller import QuorumController
@@ -141,7 +142,8 @@ class QuorumNode:
     def _op_append(self, req: dict[str, Any]) -> dict[str, Any]:
         """Append ``records`` records of ``size`` bytes in batches of ``batch``, at most
         ``window`` batches waiting for their commit at a time; answer once all are
-        committed (or the first failure)."""
+        committed (or the first failure). The records (topic configs) are encoded once, here,
+        as the client that makes them would; the log frames and writes each batch."""
         shell = self._shell()
         total = _arg(req, "records", 1, MAX_APPEND_RECORDS, 1)
         batch = _arg(req, "batch", 1, MAX_BATCH, 1)
@@ -149,7 +151,7 @@ class QuorumNode:
         window = _arg(req, "window", 1, MAX_WINDOW, 1000)
         timeout = float(_arg(req, "timeout", 1, int(MAX_TIMEOUT_S), 60))
         deadline = time.monotonic() + timeout
-        template = bench_records(batch, size)
+        template = encoded(bench_records(batch, size))  # encoded once, as a client would
         waiting: deque[AppendTicket] = deque()
         first: AppendTicket | None = None
         last: AppendTicket | None = None
