@@ -31,6 +31,7 @@ class NodeArgs:
     fetch_timeout_ms: int = 2000
     election_backoff_max_ms: int = 1000
     flush_every: int = 256
+    snapshot_every: int = 0
     log_level: str = "INFO"
     extra: dict[str, str] = field(default_factory=dict)
 
@@ -85,6 +86,8 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument(f"--{name}", default=str(default),
                        help="at most this many events between an asked flush and the fsync"
                        if name == "flush-every" else None)
+    p.add_argument("--snapshot-every", default="0",
+                   help="with --controller: committed records between snapshots (0: never)")
     p.add_argument("--log-level", default="INFO",
                    choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     return p
@@ -112,6 +115,8 @@ def parse_args(argv: list[str]) -> NodeArgs:
     directory = Path(ns.dir)
     if directory.exists() and not directory.is_dir():
         raise ArgumentError(f"--dir {ns.dir!r} exists and is not a directory")
+    if ns.snapshot_every not in ("0", "") and not ns.controller:
+        raise ArgumentError("--snapshot-every needs --controller (the controller writes them)")
     if not ns.cluster_id.strip():
         raise ArgumentError("--cluster-id is empty")
     return NodeArgs(
@@ -122,4 +127,5 @@ def parse_args(argv: list[str]) -> NodeArgs:
         election_backoff_max_ms=_int("election-backoff-max-ms", ns.election_backoff_max_ms,
                                      0, 600_000),
         flush_every=_int("flush-every", ns.flush_every, 1, 1_000_000),
+        snapshot_every=_int("snapshot-every", ns.snapshot_every, 0, 100_000_000),
         log_level=ns.log_level)

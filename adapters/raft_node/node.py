@@ -119,7 +119,8 @@ class QuorumNode:
 
         self.controller = QuorumController(QuorumControllerConfig(
             node_id=self.args.node_id, cluster_id=self.args.cluster_id))
-        return ControllerOnRaft(core, self.controller, port)  # type: ignore[no-any-return]
+        return ControllerOnRaft(core, self.controller, port,  # type: ignore[no-any-return]
+                                snapshot_every=self.args.snapshot_every)
 
     # ------------------------------------------------------------------ admin operations
 

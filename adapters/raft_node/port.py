@@ -116,7 +116,8 @@ class NodePort:
         self.shell.snapshot_installed(effect.snapshot_id)
 
     def delete_before(self, effect: DeleteBefore) -> None:
-        _snapshots(self.log, "delete_before")(effect.offset)
+        start = _snapshots(self.log, "delete_before")(effect.offset)
+        self.shell.deleted_before(start if isinstance(start, int) else effect.offset)
 
     # -- messages and timers -----------------------------------------------------------------
     def send(self, effect: Send) -> None:

@@ -180,7 +180,8 @@ class RaftNodeShell:
         self._status = NodeStatus(self.config.node_id, epoch=state.epoch,
                                   leader_id=state.leader_id,
                                   log_end_offset=summary.end_offset,
-                                  flushed_offset=summary.end_offset)
+                                  flushed_offset=summary.end_offset,
+                                  log_start_offset=summary.log_start_offset)
         log.info("%s starting: epoch %d, leader %d, voted %d; log end %d, start %d, "
                  "snapshot %s; voters %s", self.prefix, state.epoch, state.leader_id,
                  state.voted_id, summary.end_offset, summary.log_start_offset,
@@ -408,8 +409,17 @@ class RaftNodeShell:
         return data
 
     def snapshot_installed(self, snapshot_id: OffsetAndEpoch) -> None:
-        self._status = _with(self._status, log_end_offset=snapshot_id.offset,
-                             flushed_offset=snapshot_id.offset)
+        st = self._status
+        log.info("%s installed snapshot %s from the leader (log end was %d)", self.prefix,
+                 snapshot_id, st.log_end_offset)
+        self._status = _with(st, log_end_offset=snapshot_id.offset,
+                             flushed_offset=snapshot_id.offset,
+                             log_start_offset=snapshot_id.offset,
+                             snapshots_installed=st.snapshots_installed + 1)
+
+    def deleted_before(self, offset: int) -> None:
+        log.info("%s log below %d deleted (a snapshot covers it)", self.prefix, offset)
+        self._status = _with(self._status, log_start_offset=offset)
 
     def flush_wanted(self, end_offset: int) -> None:
         self._flushes.append(end_offset)

@@ -19,6 +19,8 @@ class NodeStatus:
     high_watermark: int = 0
     log_end_offset: int = 0  # appended (maybe not yet durable)
     flushed_offset: int = 0  # durable
+    log_start_offset: int = 0  # the first offset held (after the latest snapshot)
+    snapshots_installed: int = 0  # fetched from a leader since this process started
     failure: str | None = None  # why the event thread halted (an I/O error, a bug)
 
     @property
@@ -29,4 +31,5 @@ class NodeStatus:
         return {"node_id": self.node_id, "role": self.role.value, "epoch": self.epoch,
                 "leader_id": self.leader_id, "high_watermark": self.high_watermark,
                 "log_end_offset": self.log_end_offset, "flushed_offset": self.flushed_offset,
-                "failure": self.failure}
+                "log_start_offset": self.log_start_offset,
+                "snapshots_installed": self.snapshots_installed, "failure": self.failure}
