@@ -354,3 +354,34 @@ def test_another_clusters_request_is_answered_inconsistent_cluster_id() -> None:
             t.close()
         for s in socks.values():
             s.close()
+
+
+def test_at_most_max_in_flight_requests_wait_for_answers(cluster: Any) -> None:
+    transports, inboxes, sockets = cluster(start=(1,), max_in_flight=3, queue_limit=20)
+    fake = sockets[2]
+    fake.listen()
+    for epoch in range(10):
+        transports[1].send(2, BeginQuorumEpochRequest(epoch, 1))
+    conn, _ = fake.accept()
+    with conn:
+        reader = FrameReader()
+        frames: list[bytes] = []
+
+        def read(n: int) -> None:
+            while len(frames) < n:
+                data = conn.recv(65536)
+                assert data, "closed"
+                frames.extend(reader.feed(data))
+
+        read(3)
+        conn.settimeout(0.3)  # nothing more comes while three wait (bounded wait, no sleep)
+        with pytest.raises(TimeoutError):
+            read(4)
+        conn.settimeout(WAIT_S)
+        correlation = frames[0][4:8]
+        body = encode_body(53, 0, converter().to_wire(
+            BeginQuorumEpochResponse(ErrorCode.NONE, 0, 1))[2], response=True)
+        conn.sendall((4 + len(body)).to_bytes(4, "big") + correlation + body)  # header v0
+        read(4)  # one answered: one more goes out
+        assert len(frames) == 4
+    assert inboxes[1].wait_count(1) == [(2, BeginQuorumEpochResponse(ErrorCode.NONE, 0, 1))]
