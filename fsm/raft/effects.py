@@ -18,7 +18,8 @@ from fsm.raft.roles import RaftRole
 ELECTION = "election"  # unattached/voted/candidate/resigned voter: stand for election
 FETCH = "fetch"  # follower: the leader is silent (fetch timeout): stand for election
 REQUEST = "request"  # per destination: resend the request in flight to it
-TIMERS = (ELECTION, FETCH, REQUEST)
+PARKED = "parked"  # leader, per destination: answer a parked (caught-up) fetch anyway
+TIMERS = (ELECTION, FETCH, REQUEST, PARKED)
 
 
 # -- durable ---------------------------------------------------------------------------------
@@ -36,7 +37,8 @@ class AppendBatches:
 
 @dataclass(frozen=True, slots=True)
 class Flush:
-    """Make the log durable to its end, then answer ``events.Flushed(end_offset)``."""
+    """Make the log durable to its end, then answer ``events.Flushed(end_offset)``: exactly
+    one ``Flushed`` per ``Flush``, in order (none if the node crashes first)."""
 
     end_offset: int
 

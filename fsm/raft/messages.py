@@ -110,7 +110,13 @@ class FetchRequest:
 @dataclass(frozen=True, slots=True)
 class FetchResponse:
     """Records from ``fetch_offset`` (``batches``), or ``diverging_epoch`` (truncate to its
-    offset and fetch again), or ``snapshot_id`` (behind the log start: FetchSnapshot it)."""
+    offset and fetch again), or ``snapshot_id`` (behind the log start: FetchSnapshot it).
+
+    ``fetch_offset`` and ``last_fetched_epoch`` echo the request's, so that a late or
+    duplicated answer (the checker's world reorders and duplicates) is not taken for the answer
+    to a later, different Fetch (a stale diverging epoch would truncate what the leader has
+    since counted). They are not on Kafka's wire: -1 (unknown) stands for them there, and the
+    ordered connection with one Fetch in flight does their job."""
 
     error: ErrorCode
     leader_epoch: int
@@ -120,6 +126,8 @@ class FetchResponse:
     batches: tuple[Batch, ...] = ()
     diverging_epoch: OffsetAndEpoch | None = None
     snapshot_id: OffsetAndEpoch | None = None
+    fetch_offset: int = -1
+    last_fetched_epoch: int = -1
 
 
 # -- FetchSnapshot (59) ----------------------------------------------------------------------

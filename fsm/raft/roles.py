@@ -10,6 +10,10 @@
 * ``RESIGNED`` -- a leader stepping down (graceful shutdown, or restarted from a quorum-state
   that names itself leader): it sends EndQuorumEpoch and waits for the next epoch.
 
+A node is UNATTACHED (the table's initial role) until ``Start``; ``Start`` moves it to the role
+its durable quorum-state gives -- VOTED, FOLLOWER, or RESIGNED for a restarted leader -- through
+the table like any other move.
+
 Observers (brokers, any node not in the voter set) take only UNATTACHED and FOLLOWER: they
 never vote nor stand. Their moves are the same pairs of this one table.
 """
@@ -42,6 +46,7 @@ RAFT_ROLE_TABLE: TransitionTable[RaftRole] = table(
             _R.VOTED,  # grants a Vote (log up to date, no vote yet in the epoch)
             _R.CANDIDATE,  # election timeout (voters only)
             _R.FOLLOWER,  # BeginQuorumEpoch, or a response naming the epoch's leader
+            _R.RESIGNED,  # start: the durable quorum-state names this node the leader
         ],
         _R.VOTED: [
             _R.UNATTACHED,  # a higher epoch with no leader known

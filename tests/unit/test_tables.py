@@ -1,4 +1,4 @@
-"""The six tables (ZooKeeper mode's four, KRaft mode's two) hold exactly the seeds' transitions
+"""The seven tables (ZooKeeper mode's four, KRaft mode's two, the Raft roles) hold exactly the seeds' transitions
 and our declared readings of them, and the two compiled forms agree."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from fsm.broker_states import BROKER_TABLE, BrokerState
 from fsm.kraft.broker_lifecycle_states import KRAFT_BROKER_TABLE, KRaftBrokerState
 from fsm.kraft.membership_states import MEMBERSHIP_TABLE, BrokerMembership
 from fsm.partition_states import PARTITION_TABLE, PartitionState, partition_label
+from fsm.raft.roles import RAFT_ROLE_TABLE, RaftRole
 from fsm.replica_states import REPLICA_TABLE, ReplicaState, replica_label
-from fsm.tables import ALL_TABLES, KRAFT_TABLES, ZK_TABLES
+from fsm.tables import ALL_TABLES, KRAFT_TABLES, RAFT_TABLES, ZK_TABLES
 from fsm.transition_table import IllegalTransition, table, trigger_name
 from fsm.zk_session_states import ZK_SESSION_TABLE, ZkClientState
 
@@ -87,6 +88,17 @@ PENDING_CONTROLLED_SHUTDOWN -> SHUTTING_DOWN, NOT_RUNNING
 SHUTTING_DOWN -> NOT_RUNNING
 """
 
+# KIP-595's roles as our Raft core moves them (fsm/raft/roles.py): every higher epoch lands
+# in unattached, voted or follower; unattached -> resigned is a restarted leader's start.
+CHOSEN_RAFT = """
+unattached -> unattached, voted, candidate, follower, resigned
+voted -> unattached, voted, candidate, follower
+candidate -> unattached, voted, candidate, leader, follower
+leader -> unattached, voted, follower, resigned
+follower -> unattached, voted, candidate, follower
+resigned -> unattached, voted, candidate, follower
+"""
+
 TERMINAL = {("zookeeper-session", "CLOSED")}
 """States with no way out, by table: a closed ZooKeeper session is over (a new one is a new
 client, starting again at NOT_CONNECTED). Every other state of every table has a move."""
@@ -101,6 +113,7 @@ client, starting again at NOT_CONNECTED). Every other state of every table has a
         (BROKER_TABLE, CHOSEN_BROKER),
         (MEMBERSHIP_TABLE, CHOSEN_MEMBERSHIP),
         (KRAFT_BROKER_TABLE, CHOSEN_KRAFT_BROKER),
+        (RAFT_ROLE_TABLE, CHOSEN_RAFT),
     ],
     ids=lambda x: getattr(x, "name", ""),
 )
@@ -121,12 +134,15 @@ def test_state_names_are_the_seeds():
     assert [s.value for s in BrokerMembership] == [
         "unregistered", "fenced", "active", "controlled_shutdown"]
     assert [s.value for s in KRaftBrokerState] == [s.value for s in BrokerState]
+    assert [s.value for s in RaftRole] == [
+        "unattached", "voted", "candidate", "leader", "follower", "resigned"]
 
 
-def test_the_tables_are_six_four_zookeeper_two_kraft():
+def test_the_tables_are_seven_four_zookeeper_two_kraft_one_raft():
     assert list(ZK_TABLES) == ["partition", "replica", "zookeeper-session", "broker-session"]
     assert list(KRAFT_TABLES) == ["kraft-broker-membership", "kraft-broker-lifecycle"]
-    assert ALL_TABLES == {**ZK_TABLES, **KRAFT_TABLES} and len(ALL_TABLES) == 6
+    assert list(RAFT_TABLES) == ["raft-role"]
+    assert ALL_TABLES == {**ZK_TABLES, **KRAFT_TABLES, **RAFT_TABLES} and len(ALL_TABLES) == 7
     # one enum per table: the checker's coverage finds a table by its state enum
     assert len({t.states for t in ALL_TABLES.values()}) == len(ALL_TABLES)
 
