@@ -219,3 +219,14 @@ def test_records_go_through_the_records_codec() -> None:
     assert seen == [message.batches]
     assert body["responses"][0]["partitions"][0]["records"] == STUB_RECORDS.encode(
         message.batches)
+
+
+def test_brokers_do_not_advertise_the_quorum_apis() -> None:
+    """The quorum's APIs have their own table: what a broker's ApiVersions lists
+    (``registry.SUPPORTED``) names none of them, and the broker's parser refuses them."""
+    from adapters.network.codec import dispatch, registry
+
+    assert not set(registry.SUPPORTED) & set(RAFT_SUPPORTED)
+    _, frame = round_trip(VoteRequest(3, 1, 2, 10))
+    rejected = dispatch.parse_request(frame[4:])
+    assert isinstance(rejected, dispatch.Rejected) and rejected.action is dispatch.Action.CLOSE
