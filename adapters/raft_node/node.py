@@ -25,7 +25,7 @@ from adapters.raft_node.appends import AppendTicket
 from adapters.raft_node.args import NodeArgs
 from adapters.raft_node.port import NodePort
 from adapters.raft_node.record_bytes import encoded
-from adapters.raft_node.shell import RaftCore, RaftNodeShell, Runner
+from adapters.raft_node.shell import RaftCore, RaftNodeShell, Runner, raft_driver
 from fsm.kraft.controller.config import QuorumControllerConfig
 from fsm.kraft.controller.quorum_controller import QuorumController
 from fsm.kraft.records.codec import encode_record
@@ -112,9 +112,7 @@ class QuorumNode:
 
     def _runner(self, core: RaftCore, port: NodePort) -> Runner:
         if not self.args.controller:
-            from adapters.raft_node.shell import _RaftRunner
-
-            return _RaftRunner(core, port)
+            return raft_driver(core, port)
         from fsm.kraft.on_raft import ControllerOnRaft  # type: ignore[import-not-found]
 
         self.controller = QuorumController(QuorumControllerConfig(

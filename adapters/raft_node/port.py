@@ -1,5 +1,7 @@
 """``NodePort``: each effect of the Raft core (``fsm.raft.effects``) carried out on the
-metadata log and the transport, in the order the core gave them.
+metadata log and the transport, in the order the core gave them: the ``RaftPort`` of
+``fsm.raft.driver`` (and, for a hosted controller, the ``QuorumControllerPort`` and
+``MetadataLogPort`` of ``fsm.kraft.on_raft``).
 
 Durability, as the contract says: ``PersistQuorumState``, ``TruncateTo``, ``InstallSnapshot``
 and ``DeleteBefore`` are durable when their call returns (the log fsyncs), so a vote is on
@@ -203,23 +205,4 @@ def _snapshots(log: object, method: str) -> Callable[..., Any]:
     return call  # type: ignore[no-any-return]
 
 
-EFFECTS: dict[type, Callable[[NodePort, Any], None]] = {
-    PersistQuorumState: NodePort.persist_quorum_state,
-    AppendBatches: NodePort.append_batches,
-    Flush: NodePort.flush,
-    TruncateTo: NodePort.truncate_to,
-    InstallSnapshot: NodePort.install_snapshot,
-    DeleteBefore: NodePort.delete_before,
-    Send: NodePort.send,
-    SendRecords: NodePort.send_records,
-    SendSnapshotChunk: NodePort.send_snapshot_chunk,
-    ArmTimer: NodePort.arm_timer,
-    CancelTimer: NodePort.cancel_timer,
-    RoleChanged: NodePort.role_changed,
-    HighWatermark: NodePort.high_watermark,
-    AppendRefused: NodePort.append_refused,
-}
-"""Effect class -> the port call that carries it out (until ``fsm.raft.driver`` lands its
-own table, this is the one dispatch)."""
-
-__all__ = ["EFFECTS", "NodeLog", "NodePort", "NodeTransport", "OffsetAndEpoch"]
+__all__ = ["NodeLog", "NodePort", "NodeTransport", "OffsetAndEpoch"]

@@ -40,12 +40,14 @@ from typing import Any, Protocol
 from adapters.raft_node.appends import MAX_PENDING, AppendTicket, LocalAppend, PendingAppends
 from adapters.raft_node.calls import Call, Replies
 from adapters.raft_node.inbox import CLOSED, Inbox
-from adapters.raft_node.port import EFFECTS, NodeLog, NodePort, NodeTransport
+from adapters.raft_node.port import NodeLog, NodePort, NodeTransport
 from adapters.raft_node.status import NodeStatus
 from adapters.raft_node.timers import Deadlines
 from fsm.errors import ErrorCode
 from fsm.kraft.controller.events import ControllerRequest, Tick
 from fsm.raft.config import RaftConfig
+from fsm.raft.core import RaftNode
+from fsm.raft.driver import RaftDriver
 from fsm.raft.effects import AppendRefused, RoleChanged
 from fsm.raft.events import ClientAppend, Flushed, Received, Resign, Start, TimerFired
 from fsm.raft.log_summary import LogSummary, QuorumState
@@ -58,7 +60,6 @@ DEFAULT_QUEUE_CAPACITY = 10_000
 DEFAULT_FLUSH_EVERY = 256
 """At most this many items are handled between an asked ``Flush`` and the fsync (a steady
 stream of items never postpones it for long)."""
-MAX_EFFECTS = 100_000
 RESIGN_GRACE_S = 3.0
 """How long a resigning leader waits to hear of its successor before it stops anyway."""
 MAX_SNAPSHOT_BYTES = 1 << 30
@@ -89,25 +90,13 @@ CoreFactory = Callable[[RaftConfig, QuorumState, LogSummary], RaftCore]
 RunnerFactory = Callable[[RaftCore, NodePort], Runner]
 
 
-class _RaftRunner:
-    """The Raft core alone: each effect to the port through ``EFFECTS``."""
-
-    def __init__(self, core: RaftCore, port: NodePort) -> None:
-        self.core, self.port = core, port
-
-    def process(self, event: object) -> None:
-        effects = self.core.handle(event)
-        if len(effects) > MAX_EFFECTS:
-            raise AssertionError(f"{len(effects)} effects from one event: a loop")
-        port = self.port
-        for effect in effects:
-            EFFECTS[type(effect)](port, effect)
+def raft_driver(core: RaftCore, port: NodePort) -> Runner:
+    """The Raft core alone, its effects to the port through the driver's table."""
+    return RaftDriver(core.handle, port)
 
 
 def _default_core(config: RaftConfig, state: QuorumState, summary: LogSummary) -> RaftCore:
-    from fsm.raft.core import RaftNode  # type: ignore[import-not-found]
-
-    return RaftNode(config, state, summary)  # type: ignore[no-any-return]
+    return RaftNode(config, state, summary)
 
 
 class _Stop:
@@ -124,7 +113,7 @@ class RaftNodeShell:
         transport: NodeTransport | None,
         *,
         make_core: CoreFactory = _default_core,
-        make_runner: RunnerFactory = _RaftRunner,
+        make_runner: RunnerFactory = raft_driver,
         hosts_controller: bool = False,
         queue_capacity: int = DEFAULT_QUEUE_CAPACITY,
         flush_every: int = DEFAULT_FLUSH_EVERY,

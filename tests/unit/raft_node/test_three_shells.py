@@ -15,8 +15,6 @@ from adapters.raft_node.shell import RaftNodeShell
 from fsm.raft.config import RaftConfig
 from tests.unit.raft_node.fakes import MemoryLog
 
-pytest.importorskip("fsm.raft.core")
-
 IDS = (1, 2, 3)
 WAIT = 10.0
 
