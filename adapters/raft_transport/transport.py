@@ -435,6 +435,11 @@ class RaftTransport:
         except CodecError as e:
             self.stats.bad_frames += 1
             self._drop(conn, f"bad frame: {e}")
+        except Exception as e:  # a bug on one connection's input: that connection only
+            self.stats.bad_frames += 1
+            log.exception("raft transport %d: unexpected error on %s", self.node_id,
+                          conn.label)
+            self._drop(conn, f"unexpected error: {type(e).__name__}: {e}")
 
     def _on_request(self, conn: Connection, frame: bytes) -> None:
         if frame[:2] == API_VERSIONS_KEY.to_bytes(2, "big"):

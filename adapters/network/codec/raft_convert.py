@@ -4,7 +4,8 @@ Every quorum API carries the one partition ``__cluster_metadata`` 0 inside a top
 :class:`RaftConverter` writes exactly that and, reading, requires exactly that (anything else
 is a :class:`DecodeError` naming the API and field: this node serves no other partition).
 Batches travel as the Fetch partition's ``records`` bytes, written and read by a
-:class:`RecordsCodec` (Kafka's record batch v2, ``adapters.raft_log``; tests pass a stub).
+:class:`RecordsCodec` (Kafka's record batch v2, ``adapters.raft_log``; tests pass a stub);
+any exception its ``decode`` raises becomes a ``DecodeError`` naming the field.
 Error codes are ``fsm.errors.ErrorCode``; a code it does not know reads as
 ``UNKNOWN_SERVER_ERROR``, as Kafka's clients read one. A response's error is its top-level
 error when there is one (Kafka's raft sets it for a request it could not take at all, e.g. a
@@ -345,8 +346,9 @@ class RaftConverter:
         raw = p["records"]
         try:
             batches = tuple(self.records.decode(raw)) if raw else ()
-        except DecodeError as e:
-            raise DecodeError(f"FetchResponse: responses[0].partitions[0].records: {e}") from None
+        except Exception as e:  # whatever the records codec raises on bad bytes
+            raise DecodeError(f"FetchResponse: responses[0].partitions[0].records: "
+                              f"{type(e).__name__}: {e}") from e
         return FetchResponse(
             error,
             leader["leader_epoch"],

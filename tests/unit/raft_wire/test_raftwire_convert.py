@@ -189,6 +189,18 @@ def test_a_bad_tag_or_bad_records_name_their_field() -> None:
         CONVERTER.from_wire(1, False, body)
 
 
+def test_whatever_the_records_codec_raises_is_a_decode_error() -> None:
+    def refuse(data: bytes) -> Any:
+        raise ValueError("batch at byte 0: CRC-32C mismatch")  # raft_log's MalformedBatch is one
+
+    c = RaftConverter(type(STUB_RECORDS)(STUB_RECORDS.encode, refuse))
+    from fsm.raft.messages import Batch
+
+    _, _, body = c.to_wire(FetchResponse(ErrorCode.NONE, 1, 1, 0, 0, (Batch(0, 1, (b"x",)),)))
+    with pytest.raises(DecodeError, match=r"records: ValueError: batch at byte 0: CRC-32C"):
+        c.from_wire(1, False, body)
+
+
 def test_unknown_tags_are_ignored() -> None:
     _, _, body = CONVERTER.to_wire(FetchResponse(ErrorCode.NONE, 4, 2, 10, 0))
     body["responses"][0]["partitions"][0]["tagged_fields"][9] = b"future"

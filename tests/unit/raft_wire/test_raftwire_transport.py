@@ -385,3 +385,32 @@ def test_at_most_max_in_flight_requests_wait_for_answers(cluster: Any) -> None:
         read(4)  # one answered: one more goes out
         assert len(frames) == 4
     assert inboxes[1].wait_count(1) == [(2, BeginQuorumEpochResponse(ErrorCode.NONE, 0, 1))]
+
+
+def test_records_that_do_not_decode_close_the_connection_not_the_thread() -> None:
+    from raftwire_stub_records import STUB_RECORDS
+
+    from adapters.network.codec.raft_convert import RaftConverter, RecordsCodec
+
+    def refuse(data: bytes) -> Any:
+        raise ValueError("CRC-32C mismatch")
+
+    socks = {i: bound_socket() for i in (1, 2)}
+    voters = {i: s.getsockname()[:2] for i, s in socks.items()}
+    inbox = Inbox()
+    holder: list[RaftTransport] = []
+    answer = FetchResponse(ErrorCode.NONE, 1, 2, 0, 0, (Batch(0, 1, (b"x",)),))
+    t2 = RaftTransport(2, voters, socks[2], lambda s, m: holder[0].send(s, answer),
+                       converter=converter()).start()
+    holder.append(t2)
+    t1 = RaftTransport(1, voters, socks[1], inbox, converter=RaftConverter(
+        RecordsCodec(STUB_RECORDS.encode, refuse))).start()
+    try:
+        t1.send(2, FetchRequest(1, 1, 0, 0))
+        wait_until(lambda: t1.stats.bad_frames == 1, "the bad records counted")
+        assert t1._thread.is_alive() and inbox.items == []
+    finally:
+        t1.close()
+        t2.close()
+        for s in socks.values():
+            s.close()
