@@ -2,9 +2,11 @@
 table-driven from ``schema``.
 
 The frame is an unsigned varint frame type, an unsigned varint record type, an unsigned
-varint record version, then the payload. Seed 004 and issue 23 say the frame type is **0**,
-and we write 0. Released Kafka (``AbstractApiMessageSerde.DEFAULT_FRAME_VERSION``) writes
-**1**; :func:`decode_record` accepts both, so a log written by Kafka reads here.
+varint record version, then the payload. Released Kafka
+(``AbstractApiMessageSerde.DEFAULT_FRAME_VERSION``) writes frame type **1** and refuses 0
+(the 2.8 preview's); we write 1 too (issue 24), so Kafka's ``kafka-dump-log
+--cluster-metadata-decoder`` reads our logs. :func:`decode_record` accepts 1 and seed 004's 0
+(what issue 23 wrote).
 
 The version written is the lowest one that carries the value (``schema.lowest_version``); a
 tagged field is written only when it differs from its default, tags in increasing order, so
@@ -39,11 +41,11 @@ from fsm.kraft.records.wire import Reader, write_compact_length, write_uvarint
 MAX_RECORD_BYTES = 1 << 20
 """The largest record (frame included) we encode or decode: 1 MiB."""
 
-FRAME_TYPE = 0
-"""What we write (seed 004, issue 23)."""
+FRAME_TYPE = 1
+"""What we write: released Kafka's frame type (issue 24; issue 23 wrote seed 004's 0)."""
 
 FRAME_TYPES_READ = frozenset({0, 1})
-"""What we read: ours, and released Kafka's 1."""
+"""What we read: released Kafka's 1 (ours), and seed 004's 0 (issue 23's logs)."""
 
 Encoder = Callable[[bytearray, Any], None]
 Decoder = Callable[[Reader], Any]

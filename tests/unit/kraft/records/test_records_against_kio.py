@@ -259,5 +259,5 @@ def kio_bytes(value: Any) -> bytes:
 def test_our_payload_is_kios(type_id: int, data: st.DataObject) -> None:
     value = data.draw(record_of(type_id))
     ours = encode_record(value)
-    assert ours[:3] == bytes((0, type_id, record_version(value)))
+    assert ours[:3] == bytes((1, type_id, record_version(value)))  # frame 1: Kafka's
     assert ours[3:].hex(" ") == kio_bytes(value).hex(" ")

@@ -29,7 +29,7 @@ TYPES = sorted(SCHEMAS)
 def test_bytes_round_trip_and_canonical(type_id: int, data: st.DataObject) -> None:
     value = data.draw(record_of(type_id))
     raw = encode_record(value)
-    assert raw[:2] == bytes((0, type_id))
+    assert raw[:2] == bytes((1, type_id))
     assert raw[2] == record_version(value)
     back = decode_record(raw)
     assert back == value
