@@ -1,0 +1,172 @@
+"""Kafka's record batch, magic 2 (the only format of the metadata log), for uncompressed
+batches of records whose key and value are opaque bytes.
+
+A batch: baseOffset int64, batchLength int32 (the bytes after it), partitionLeaderEpoch int32
+(the batch's Raft epoch), magic int8 = 2, crc uint32 (CRC-32C of everything after it),
+attributes int16 (bits 0-2 compression: 0 here; bit 5 control), lastOffsetDelta int32,
+baseTimestamp int64, maxTimestamp int64, producerId int64 (-1), producerEpoch int16 (-1),
+baseSequence int32 (-1), record count int32, then the records. A record: length (varint),
+attributes int8 (0), timestamp delta (varlong), offset delta (varint), key length (varint,
+-1 = null) and key, value length and value, header count (varint) and headers.
+
+Every record of a batch takes the batch's timestamp (delta 0) and the next offset (delta i):
+the log's batches are contiguous runs of offsets. Decoding checks all of it and raises
+:class:`MalformedBatch` naming the position (relative to the batch) and what is wrong; the
+CRC is the C ``crc32c`` package's (``benchmarks/bench_raft_log.py`` measured it against the
+alternatives)."""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from crc32c import crc32c
+
+from adapters.raft_log.errors import MalformedBatch
+from adapters.raft_log.varints import SMALL, read_varint, varint
+
+HEADER = struct.Struct(">qiibIhiqqqhii")
+HEADER_BYTES = HEADER.size  # 61
+LOG_OVERHEAD = 12  # baseOffset and batchLength: the bytes batchLength does not count
+CRC_AT = 17
+ATTRIBUTES_AT = 21  # the CRC covers from here to the end of the batch
+MIN_BATCH_LENGTH = HEADER_BYTES - LOG_OVERHEAD
+MAGIC = 2
+CONTROL_FLAG = 0x20
+COMPRESSION_MASK = 0x07
+NO_PRODUCER = -1
+_CRC = struct.Struct(">I")
+_NULL = b"\x01"  # the varint of -1: a null key or value
+_ZERO2 = b"\x00\x00"  # record attributes 0, timestamp delta 0
+_NO_HEADERS = b"\x00"
+
+Record = tuple[bytes | None, bytes | None]
+"""A record's key and value, each bytes or None."""
+
+
+class BatchHeader(NamedTuple):
+    base_offset: int
+    batch_length: int
+    epoch: int  # partitionLeaderEpoch
+    magic: int
+    crc: int
+    attributes: int
+    last_offset_delta: int
+    base_timestamp: int
+    max_timestamp: int
+    producer_id: int
+    producer_epoch: int
+    base_sequence: int
+    count: int
+
+    @property
+    def size(self) -> int:
+        """The batch's bytes on disk, from its baseOffset on."""
+        return self.batch_length + LOG_OVERHEAD
+
+    @property
+    def end_offset(self) -> int:
+        return self.base_offset + self.last_offset_delta + 1
+
+    @property
+    def control(self) -> bool:
+        return bool(self.attributes & CONTROL_FLAG)
+
+
+def encode_batch(base_offset: int, epoch: int, records: Sequence[Record], *,
+                 control: bool = False, timestamp_ms: int = 0) -> bytes:
+    """One batch v2 holding ``records`` at ``base_offset``, ``base_offset + 1``, ..."""
+    n = len(records)
+    if n == 0:
+        raise ValueError("a batch holds at least one record")
+    parts: list[bytes] = [bytes(HEADER_BYTES)]
+    add = parts.append
+    for i, (key, value) in enumerate(records):
+        delta = SMALL[i] if i < len(SMALL) else varint(i)
+        k = _NULL if key is None else varint(len(key)) + key
+        if value is None:
+            size = 4 + len(delta) + len(k)
+            add(varint(size) + _ZERO2 + delta + k + _NULL + _NO_HEADERS)
+        else:
+            v = varint(len(value))
+            add(varint(3 + len(delta) + len(k) + len(v) + len(value)) + _ZERO2 + delta + k + v)
+            add(value)
+            add(_NO_HEADERS)
+    body = bytearray().join(parts)
+    HEADER.pack_into(body, 0, base_offset, len(body) - LOG_OVERHEAD, epoch, MAGIC, 0,
+                     CONTROL_FLAG if control else 0, n - 1, timestamp_ms, timestamp_ms,
+                     NO_PRODUCER, NO_PRODUCER, NO_PRODUCER, n)
+    _CRC.pack_into(body, CRC_AT, crc32c(memoryview(body)[ATTRIBUTES_AT:]))
+    return bytes(body)
+
+
+def read_header(data: bytes | memoryview, pos: int = 0) -> BatchHeader:
+    """The header of the batch at ``pos`` (``data`` holds at least ``HEADER_BYTES`` from
+    there), with its length, magic and offsets checked; not its CRC."""
+    header = BatchHeader._make(HEADER.unpack_from(data, pos))
+    if header.batch_length < MIN_BATCH_LENGTH:
+        raise MalformedBatch(f"batch length {header.batch_length} is under the minimum "
+                             f"{MIN_BATCH_LENGTH}", 8)
+    if header.magic != MAGIC:
+        raise MalformedBatch(f"magic {header.magic}, not {MAGIC}", 16)
+    if header.base_offset < 0:
+        raise MalformedBatch(f"negative base offset {header.base_offset}", 0)
+    if header.count < 1 or header.last_offset_delta != header.count - 1:
+        raise MalformedBatch(f"{header.count} records with last offset delta "
+                             f"{header.last_offset_delta}", 57)
+    return header
+
+
+def crc_matches(data: bytes | memoryview, pos: int, header: BatchHeader) -> bool:
+    return crc32c(memoryview(data)[pos + ATTRIBUTES_AT:pos + header.size]) == header.crc
+
+
+def decode_records(data: bytes | memoryview, header: BatchHeader, pos: int = 0
+                   ) -> list[Record]:
+    """The records of the (CRC-checked) batch at ``pos``; :class:`MalformedBatch` unless
+    they fill the batch exactly, uncompressed, at offset deltas 0, 1, ..."""
+    if header.attributes & COMPRESSION_MASK:
+        raise MalformedBatch(f"compression {header.attributes & COMPRESSION_MASK} is not "
+                             "supported", ATTRIBUTES_AT)
+    view = memoryview(data)
+    end = pos + header.size
+    if end > len(view):
+        raise MalformedBatch(f"batch of {header.size} bytes, only {len(view) - pos} given", 8)
+    p = pos + HEADER_BYTES
+    out: list[Record] = []
+    try:
+        for i in range(header.count):
+            start = p
+            length, p = read_varint(view, p, end)
+            stop = p + length
+            if length < 6 or stop > end:
+                raise ValueError(f"record length {length} does not fit the batch")
+            p += 1  # attributes
+            _, p = read_varint(view, p, stop)  # timestamp delta
+            delta, p = read_varint(view, p, stop)
+            if delta != i:
+                raise ValueError(f"record {i} has offset delta {delta}")
+            key, p = _read_bytes(view, p, stop)
+            value, p = _read_bytes(view, p, stop)
+            headers, p = read_varint(view, p, stop)
+            for _ in range(max(headers, 0)):
+                _, p = _read_bytes(view, p, stop)
+                _, p = _read_bytes(view, p, stop)
+            if headers < 0 or p != stop:
+                raise ValueError(f"record {i} does not fill its length {length}")
+            out.append((key, value))
+    except ValueError as exc:
+        raise MalformedBatch(str(exc), start - pos) from None
+    if p != end:
+        raise MalformedBatch(f"{end - p} bytes after the last record", p - pos)
+    return out
+
+
+def _read_bytes(view: memoryview, p: int, stop: int) -> tuple[bytes | None, int]:
+    n, p = read_varint(view, p, stop)
+    if n == -1:
+        return None, p
+    if n < 0 or p + n > stop:
+        raise ValueError(f"length {n} at {p} does not fit the record")
+    return bytes(view[p:p + n]), p + n

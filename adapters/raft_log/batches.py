@@ -1,0 +1,47 @@
+"""One ``fsm.raft.messages.Batch`` is one record batch v2: its base offset, its epoch (the
+partition leader epoch), its records -- the state machine's, as values encoded by a
+:class:`~adapters.raft_log.serde.RecordSerde` (null key), or Raft's own control records
+(``LeaderChange``) in a control batch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adapters.raft_log.batch_format import BatchHeader, decode_records, encode_batch
+from adapters.raft_log.control_records import decode_control, encode_control
+from adapters.raft_log.errors import MalformedBatch
+from adapters.raft_log.serde import RecordSerde
+from fsm.raft.messages import Batch
+
+
+def encode(batch: Batch, serde: RecordSerde, timestamp_ms: int = 0) -> bytes:
+    if not batch.records:
+        raise ValueError(f"batch at offset {batch.base_offset} has no records")
+    if batch.control:
+        records = [encode_control(r) for r in batch.records]
+    else:
+        encode_value = serde.encode
+        records = [(None, encode_value(r)) for r in batch.records]
+    return encode_batch(batch.base_offset, batch.epoch, records, control=batch.control,
+                        timestamp_ms=timestamp_ms)
+
+
+def decode(data: bytes | memoryview, header: BatchHeader, serde: RecordSerde,
+           pos: int = 0) -> Batch:
+    """The Batch of the CRC-checked batch at ``pos``; :class:`MalformedBatch` if its records
+    do not decode."""
+    raw = decode_records(data, header, pos)
+    records: list[Any] = []
+    for i, (key, value) in enumerate(raw):
+        try:
+            if header.control:
+                records.append(decode_control(key, value))
+            elif value is None:
+                raise ValueError("null value")
+            else:
+                records.append(serde.decode(value))
+        except (ValueError, TypeError) as exc:
+            kind = "control record" if header.control else f"{serde.name} record"
+            raise MalformedBatch(f"{kind} {i} (offset {header.base_offset + i}): {exc}",
+                                 0) from None
+    return Batch(header.base_offset, header.epoch, tuple(records), header.control)
