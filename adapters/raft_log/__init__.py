@@ -12,6 +12,8 @@ from adapters.raft_log.errors import (
 )
 from adapters.raft_log.log import PARTITION_DIR, MetadataLog
 from adapters.raft_log.serde import BYTES, METADATA, RecordSerde
+from adapters.raft_log.wire_records import decode_batches, encode_batches
 
 __all__ = ["BYTES", "METADATA", "PARTITION_DIR", "BatchTooLarge", "CorruptLogError",
-           "MalformedBatch", "MetadataLog", "OffsetOutOfRange", "RecordSerde"]
+           "MalformedBatch", "MetadataLog", "OffsetOutOfRange", "RecordSerde", "decode_batches",
+           "encode_batches"]

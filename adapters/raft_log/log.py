@@ -291,6 +291,8 @@ class MetadataLog:
         self._end = self._flushed = new_end  # the cut segment fsynced, earlier ones at roll
         return new_end
 
+    truncate = truncate_to  # the name the node shell's port uses
+
     # -- reading -------------------------------------------------------------------------------
     def _select(self, from_offset: int, to_offset: int, max_batches: int,
                 max_bytes: int) -> list[IndexEntry]:
@@ -376,8 +378,12 @@ class MetadataLog:
         found = quorum_state_file.read(self.directory)
         return found[1] if found else None
 
-    def write_quorum_state(self, state: QuorumState, voters: Iterable[int]) -> None:
-        """Durable (fsync, rename, fsync of the directory) when it returns."""
+    def write_quorum_state(self, state: QuorumState, voters: Iterable[int] | None = None
+                           ) -> None:
+        """Durable (fsync, rename, fsync of the directory) when it returns. ``voters``
+        None keeps the voters the file names (none if there is no file)."""
+        if voters is None:
+            voters = self.read_quorum_voters() or ()
         quorum_state_file.write(self.directory, state, tuple(voters))
 
     # -- snapshots -----------------------------------------------------------------------------

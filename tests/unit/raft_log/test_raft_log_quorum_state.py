@@ -80,3 +80,13 @@ def test_a_bad_file_is_a_clear_error(tmp_path: Path, text: str, error: str) -> N
 def test_a_bad_state_is_not_written(tmp_path: Path) -> None:
     with open_log(tmp_path) as log, pytest.raises(ValueError, match="not a quorum state"):
         log.write_quorum_state(QuorumState(-1, -1, -1), ())
+
+
+def test_voters_are_kept_when_not_given(tmp_path: Path) -> None:
+    with open_log(tmp_path) as log:
+        log.write_quorum_state(QuorumState(1, -1, -1))
+        assert log.read_quorum_voters() == ()
+        log.write_quorum_state(QuorumState(2, -1, 3), (3, 4, 5))
+        log.write_quorum_state(QuorumState(3, 4, 3))
+        assert log.read_quorum_voters() == (3, 4, 5)
+        assert log.read_quorum_state() == QuorumState(3, 4, 3)
