@@ -128,7 +128,7 @@ class MetadataLog:
         self._end = self._flushed = expected
         latest = self._snapshots[-1] if self._snapshots else None
         if latest is not None and latest.offset > self._end:
-            self._reset_to(latest.offset)  # a crash after installing it, before the log was
+            self._reset_to(latest.offset)  # installed, then a crash before the log was reset
         elif not self._segments:
             self._segments.append(Segment.create(d, self._end))
         first = self._segments[0].base_offset
