@@ -9,6 +9,7 @@ protocol (the quorum APIs of ``adapters.network.codec.raft_registry``).
 How the node shell (``adapters.raft_node``) uses it::
 
     from adapters.network.codec.raft_convert import RaftConverter, RecordsCodec
+    from adapters.raft_log.wire_records import decode_batches, encode_batches
     from adapters.raft_transport import RaftTransport, parse_voters
 
     voters = parse_voters("1@127.0.0.1:9093,2@127.0.0.1:9094,3@127.0.0.1:9095")

@@ -1,6 +1,8 @@
 """A stand-in record-batch codec for the quorum codec's tests (a helper, not a test): batches
-as ``repr`` text, read back with ``ast.literal_eval``. Kafka's record batch v2 is
-``adapters.raft_log``'s; the codec only needs a pair of callables that round-trip."""
+as ``repr`` text, read back with ``ast.literal_eval``, so records may be any literal (the
+core's tests use strings and ints). Kafka's record batch v2 is ``adapters.raft_log``'s
+(``wire_records``), which ``test_raftwire_with_raft_log.py`` runs the codec and the transport
+with; the codec only needs a pair of callables that round-trip."""
 
 from __future__ import annotations
 

@@ -242,3 +242,13 @@ def test_brokers_do_not_advertise_the_quorum_apis() -> None:
     _, frame = round_trip(VoteRequest(3, 1, 2, 10))
     rejected = dispatch.parse_request(frame[4:])
     assert isinstance(rejected, dispatch.Rejected) and rejected.action is dispatch.Action.CLOSE
+
+
+def test_parse_voters() -> None:
+    from adapters.raft_transport import parse_voters
+
+    assert parse_voters("1@localhost:9093, 2@10.0.0.2:9094,3@[::1]:9095") == {
+        1: ("localhost", 9093), 2: ("10.0.0.2", 9094), 3: ("::1", 9095)}
+    for bad in ("", "1@host", "x@host:1", "1@host:0", "1@:9093", "1@h:1,1@h:2", "1host:9"):
+        with pytest.raises(ValueError, match="controller.quorum.voters"):
+            parse_voters(bad)
