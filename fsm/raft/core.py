@@ -77,8 +77,7 @@ from fsm.raft.roles import RAFT_ROLE_TABLE, RaftRole
 
 _SCALARS = (
     "role", "epoch", "leader_id", "voted_id", "end_offset", "flushed_offset",
-    "log_start_offset", "epochs", "snapshot_id", "high_watermark", "flushes_in_flight",
-    "stale_flushes", "armed", "grants", "answered", "epoch_start", "pending_fetch",
+    "log_start_offset", "epochs", "snapshot_id", "high_watermark", "armed", "grants", "answered", "epoch_start", "pending_fetch",
     "fetch_target", "pending_snapshot", "discover_index", "successors",
 )
 _DICTS = ("positions", "hw_sent", "parked", "fetch_times", "observers")
@@ -108,7 +107,6 @@ class RaftNode:
         self.epochs = tuple(log.epochs)
         self.snapshot_id = log.snapshot_id
         self.high_watermark = log.snapshot_id.offset if log.snapshot_id else 0
-        self.flushes_in_flight = self.stale_flushes = 0
         self.armed: frozenset[tuple[str, int]] = frozenset()
         self.reset_role_state()
 

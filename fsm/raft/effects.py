@@ -37,8 +37,8 @@ class AppendBatches:
 
 @dataclass(frozen=True, slots=True)
 class Flush:
-    """Make the log durable to its end, then answer ``events.Flushed(end_offset)``: exactly
-    one ``Flushed`` per ``Flush``, in order (none if the node crashes first)."""
+    """Make the log durable to its end, then answer ``events.Flushed(end_offset)`` (one answer
+    may stand for several flushes: the largest end; none if the node crashes first)."""
 
     end_offset: int
 

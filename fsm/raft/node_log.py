@@ -1,11 +1,12 @@
 """What the core knows of its own log changes: appends, flushes, truncation. The shell holds
-the records; the core holds the offsets and the epoch index, and counts flushes so that a
-``Flushed`` answering a ``Flush`` issued before a truncation (or a snapshot install) is not
-taken as durability of the records appended after it.
+the records; the core holds the offsets and the epoch index.
 
-Every ``Flush`` is answered by exactly one ``Flushed``, in order (or never, if the node
-crashes): the live shell flushes and queues the answer; the checker's world delivers one per
-pending flush."""
+``Flushed`` answers may come one per ``Flush`` (the live shell) or one for several, naming the
+largest end asked (the checker's world): either way the flushed end only grows, capped at the
+log end. A follower fetches only once its log is durable to its end, so no flush is still out
+when an answer makes it truncate: a late ``Flushed`` never speaks for records appended after a
+truncation.
+"""
 
 from __future__ import annotations
 
@@ -28,30 +29,24 @@ def append(node: RaftNode, batch: Batch) -> None:
 
 
 def flush(node: RaftNode) -> Flush:
-    node.flushes_in_flight += 1
     return Flush(node.end_offset)
 
 
 def flushed(node: RaftNode, end_offset: int) -> bool:
-    """Take a ``Flushed``; False when it answers a flush made stale by a truncation."""
-    if node.flushes_in_flight == 0:
+    """Take a ``Flushed``; False when it tells nothing new."""
+    end = min(end_offset, node.end_offset)
+    if end <= node.flushed_offset:
         return False
-    node.flushes_in_flight -= 1
-    if node.stale_flushes:
-        node.stale_flushes -= 1
-        return False
-    node.flushed_offset = max(node.flushed_offset, min(end_offset, node.end_offset))
+    node.flushed_offset = end
     return True
 
 
 def truncate(node: RaftNode, offset: int) -> list[TruncateTo]:
-    """Drop the log at ``offset`` and after (never below the log start); outstanding flushes
-    no longer say anything about what follows."""
+    """Drop the log at ``offset`` and after (never below the log start)."""
     offset = max(offset, node.log_start_offset)
     if offset >= node.end_offset:
         return []
     node.epochs = idx.truncated(node.epochs, offset, node.snapshot_id)
     node.end_offset = offset
     node.flushed_offset = min(node.flushed_offset, offset)
-    node.stale_flushes = node.flushes_in_flight
     return [TruncateTo(offset)]

@@ -104,7 +104,6 @@ def install(node: RaftNode, snapshot_id: OffsetAndEpoch) -> list[Effect]:
     node.snapshot_id = snapshot_id
     node.log_start_offset = node.end_offset = node.flushed_offset = snapshot_id.offset
     node.epochs = ((snapshot_id.epoch, snapshot_id.offset),)
-    node.stale_flushes = node.flushes_in_flight
     node.high_watermark = max(node.high_watermark, snapshot_id.offset)
     return [InstallSnapshot(snapshot_id), *follower.maybe_fetch(node)]
 

@@ -233,9 +233,13 @@ class Cluster:
         node_id, kind, dest = timer
         self.event(node_id, Fire(kind, dest))
 
-    def flush(self, node_id: int) -> None:
+    def flush(self, node_id: int, coalesce: bool = False) -> None:
+        """Make the log durable and answer the oldest flush asked -- or, ``coalesce``, all of
+        them with one ``Flushed`` of the largest end (as the model checker's world does)."""
         d = self.disks[node_id]
-        end = d.flush_queue.pop(0)
+        end = max(d.flush_queue) if coalesce else d.flush_queue.pop(0)
+        if coalesce:
+            d.flush_queue.clear()
         d.flushed = max(d.flushed, d.end)
         self.event(node_id, Flushed(end))
 

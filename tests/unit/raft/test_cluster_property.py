@@ -16,7 +16,7 @@ from tests.unit.raft.harness import Cluster
 BUDGETS = {"drop": 4, "duplicate": 4, "crash": 2, "append": 6, "snapshot": 2, "resign": 1}
 
 
-WEIGHTS = {"deliver": 24, "flush": 8, "fire": 3, "drop": 1, "duplicate": 1, "restart": 2,
+WEIGHTS = {"deliver": 24, "flush": 5, "flush_all": 3, "fire": 3, "drop": 1, "duplicate": 1, "restart": 2,
            "crash": 1, "append": 3, "snapshot": 1, "resign": 1}
 """How often each kind of step is picked (when possible): mostly progress, a few faults, so
 that schedules commit entries, not only hold elections."""
@@ -38,6 +38,7 @@ def actions(c: Cluster, spent: dict[str, int]) -> dict[str, list[tuple]]:
             continue
         if c.disks[n].flush_queue:
             out["flush"].append(("flush", n))
+            out["flush_all"].append(("flush_all", n))
         if spent["crash"] < BUDGETS["crash"]:
             out["crash"].append(("crash", n))
         if spent["snapshot"] < BUDGETS["snapshot"] and node.high_watermark > node.log_start_offset:
@@ -66,6 +67,8 @@ def step(c: Cluster, action: tuple, spent: dict[str, int]) -> None:
         c.deliver(arg, keep=True)
     elif kind == "fire":
         c.fire(arg)
+    elif kind == "flush_all":
+        c.flush(arg, coalesce=True)
     elif kind == "restart":
         c.start(arg)
     else:
