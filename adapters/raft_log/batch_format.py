@@ -125,45 +125,79 @@ def crc_matches(data: bytes | memoryview, pos: int, header: BatchHeader) -> bool
 def decode_records(data: bytes | memoryview, header: BatchHeader, pos: int = 0
                    ) -> list[Record]:
     """The records of the (CRC-checked) batch at ``pos``; :class:`MalformedBatch` unless
-    they fill the batch exactly, uncompressed, at offset deltas 0, 1, ..."""
+    they fill the batch exactly, uncompressed, at offset deltas 0, 1, ...
+
+    The common record (every varint one byte, a null key, no header) is read inline; any
+    other field goes through :func:`read_varint`."""
     if header.attributes & COMPRESSION_MASK:
         raise MalformedBatch(f"compression {header.attributes & COMPRESSION_MASK} is not "
                              "supported", ATTRIBUTES_AT)
-    view = memoryview(data)
-    end = pos + header.size
-    if end > len(view):
-        raise MalformedBatch(f"batch of {header.size} bytes, only {len(view) - pos} given", 8)
-    p = pos + HEADER_BYTES
+    if len(data) - pos < header.size:
+        raise MalformedBatch(f"batch of {header.size} bytes, only {len(data) - pos} given", 8)
+    if isinstance(data, bytes):
+        buf, base = data, pos
+    else:
+        buf, base = bytes(memoryview(data)[pos:pos + header.size]), 0
+    end = base + header.size
+    p = start = base + HEADER_BYTES
     out: list[Record] = []
+    append = out.append
     try:
         for i in range(header.count):
             start = p
-            length, p = read_varint(view, p, end)
+            b = buf[p]
+            if b < 0x80:
+                length, p = (b >> 1) ^ -(b & 1), p + 1
+            else:
+                length, p = read_varint(buf, p, end)
             stop = p + length
             if length < 6 or stop > end:
                 raise ValueError(f"record length {length} does not fit the batch")
             p += 1  # attributes
-            _, p = read_varint(view, p, stop)  # timestamp delta
-            delta, p = read_varint(view, p, stop)
+            if buf[p] < 0x80:  # timestamp delta
+                p += 1
+            else:
+                _, p = read_varint(buf, p, stop)
+            b = buf[p]
+            if b < 0x80:
+                delta, p = (b >> 1) ^ -(b & 1), p + 1
+            else:
+                delta, p = read_varint(buf, p, stop)
             if delta != i:
                 raise ValueError(f"record {i} has offset delta {delta}")
-            key, p = _read_bytes(view, p, stop)
-            value, p = _read_bytes(view, p, stop)
-            headers, p = read_varint(view, p, stop)
-            for _ in range(max(headers, 0)):
-                _, p = _read_bytes(view, p, stop)
-                _, p = _read_bytes(view, p, stop)
-            if headers < 0 or p != stop:
+            if buf[p] == 1:  # a null key
+                key: bytes | None = None
+                p += 1
+            else:
+                key, p = _read_bytes(buf, p, stop)
+            b = buf[p]
+            if b < 0x80 and not b & 1:  # a value of fewer than 64 bytes
+                n = b >> 1
+                value: bytes | None = buf[p + 1:p + 1 + n]
+                p += 1 + n
+            else:
+                value, p = _read_bytes(buf, p, stop)
+            if p < stop and buf[p] == 0:  # no headers
+                p += 1
+            else:
+                headers, p = read_varint(buf, p, stop)
+                if headers < 0:
+                    raise ValueError(f"record {i} has {headers} headers")
+                for _ in range(headers):
+                    _, p = _read_bytes(buf, p, stop)
+                    _, p = _read_bytes(buf, p, stop)
+            if p != stop:
                 raise ValueError(f"record {i} does not fill its length {length}")
-            out.append((key, value))
-    except ValueError as exc:
-        raise MalformedBatch(str(exc), start - pos) from None
+            append((key, value))
+    except (ValueError, IndexError) as exc:
+        raise MalformedBatch(str(exc) or "a record runs past the batch", start - base
+                             ) from None
     if p != end:
-        raise MalformedBatch(f"{end - p} bytes after the last record", p - pos)
+        raise MalformedBatch(f"{end - p} bytes after the last record", p - base)
     return out
 
 
-def _read_bytes(view: memoryview, p: int, stop: int) -> tuple[bytes | None, int]:
+def _read_bytes(view: bytes | memoryview, p: int, stop: int) -> tuple[bytes | None, int]:
     n, p = read_varint(view, p, stop)
     if n == -1:
         return None, p
