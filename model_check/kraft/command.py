@@ -1,22 +1,16 @@
-"""``kcontrol check`` for KRaft scenarios (``specs/scenarios/kraft/``): the same command,
-options and table as ZooKeeper mode, over the KRaft world. Not yet for KRaft: ``--engine
-spark``, ``--symmetry``, ``--graph`` (issue 24 brings the Raft world and the Spark engine)."""
+"""``kcontrol check`` for KRaft scenarios (``specs/scenarios/kraft/``): the object-world
+command (``model_check.objects.command``) over the KRaft kind -- the same options and table
+as ZooKeeper mode. Not for KRaft: ``--symmetry``, ``--graph``."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from rich.console import Console
 
-from model_check.kraft import coverage
-from model_check.kraft.mutants import patched
-from model_check.kraft.scenario import KRAFT_SCENARIO_DIR, KRaftScenario, load_kraft, names
-from model_check.kraft.search import bfs, replay
-from model_check.kraft.walk import walks
-from model_check.memory import rss_mib_text
-from model_check.progress import Progress
-from model_check.search import Level, Result
+from model_check.kraft.kind import KRAFT
+from model_check.kraft.scenario import KRAFT_SCENARIO_DIR, names
+from model_check.objects import command
 
 
 def is_kraft(scenario: str) -> bool:
@@ -31,82 +25,5 @@ def run(console: Console, scenario: str, mutant: str | None, depth: int | None,
         max_states: int | None, random_: bool, steps: int, seed: int, json_out: Path | None,
         trace_out: Path, coverage_on: bool) -> int:
     """Run the check; the exit code (0 pass, 1 violation)."""
-    sc = load_kraft(scenario)
-    mode = f"random walks: {steps} steps, seed {seed}" if random_ else "bfs"
-    console.print(f"[bold]check[/] {sc.name} (KRaft: {sc.brokers} brokers, {sc.controllers} "
-                  f"controllers on an in-memory log) {mode}"
-                  + (f" mutant={mutant}" if mutant else ""))
-    reached: set[tuple[str, ...]] | None = set() if coverage_on else None
-    with patched(mutant):
-        if random_:
-            with Progress(f"{sc.name} --random", steps, "steps") as bar:
-                result = walks(sc, steps, seed, depth, on_walk=lambda w: bar.advance(
-                    w.generated), reached=reached)
-        else:
-            console.print(f"{'level':>5} {'frontier':>9} {'generated':>10} {'new':>9} "
-                          f"{'dupes':>9} {'seconds':>8} {'rss MiB':>8}")
-
-            def on_level(lv: Level) -> None:
-                console.print(f"{lv.depth:>5} {lv.frontier:>9} {lv.generated:>10} "
-                              f"{lv.new:>9} {lv.duplicates:>9} {lv.seconds:>8.2f} "
-                              f"{rss_mib_text():>8}")
-
-            with console.status("exploring ..."):
-                result = bfs(sc, depth, max_states, on_level, reached)
-        trace = _trace(sc, result) if result.violation is not None else []
-    if reached is not None:
-        for line in coverage.lines(reached):
-            console.print(line, markup=False)
-    console.print(f"states generated {result.states_generated}, distinct states "
-                  f"{result.distinct_states}, depth {result.depth} ({result.bounded_by}), "
-                  f"{result.seconds:.2f}s, {result.states_per_second:.0f} states/s")
-    saved = None
-    if result.violation is None:
-        console.print("[bold green]verdict: pass[/]")
-    else:
-        v = result.violation
-        console.print(f"[bold red]verdict: violation[/] of {v.invariant}: {v.detail}")
-        console.print(f"trace ({len(trace)} steps after the setup of {result.setup_steps}):")
-        for i, line in enumerate(trace, 1):
-            console.print(f"  {i:>3} {line}", markup=False)
-        trace_out.mkdir(parents=True, exist_ok=True)
-        saved = trace_out / f"{sc.name}-{v.invariant}{'-' + mutant if mutant else ''}.txt"
-        saved.write_text(f"# {sc.name}: {v.invariant}: {v.detail}\n" + "\n".join(trace) + "\n")
-        console.print(f"  trace: {saved}", markup=False)
-    if json_out is not None:
-        doc = _report(result, trace, saved, mutant, reached)
-        text = json.dumps(doc, indent=2)
-        if str(json_out) == "-":
-            print(text)
-        else:
-            json_out.write_text(text + "\n")
-    return 1 if result.violation is not None else 0
-
-
-def _trace(sc: KRaftScenario, result: Result) -> list[str]:
-    assert result.violation is not None
-    return [a.describe(sc) for a, _ in replay(sc, result.violation.path)]
-
-
-def _report(result: Result, trace: list[str], saved: Path | None, mutant: str | None,
-            reached: set[tuple[str, ...]] | None) -> dict:
-    doc: dict = {
-        "verdict": result.verdict, "scenario": result.scenario, "mode": "kraft",
-        "engine": result.engine, "states_generated": result.states_generated,
-        "distinct_states": result.distinct_states, "depth": result.depth,
-        "seconds": round(result.seconds, 3), "bounded_by": result.bounded_by,
-        "setup_steps": result.setup_steps,
-        "levels": [{"depth": lv.depth, "frontier": lv.frontier, "generated": lv.generated,
-                    "new": lv.new, "duplicates": lv.duplicates,
-                    "seconds": round(lv.seconds, 3)} for lv in result.levels],
-    }
-    if result.violation is not None:
-        doc["violation"] = {"invariant": result.violation.invariant,
-                            "detail": result.violation.detail, "trace": trace,
-                            "file": None if saved is None else str(saved)}
-    if mutant:
-        doc["mutant"] = mutant
-    if reached is not None:
-        doc["coverage"] = {"reached": sorted(" ".join(i) for i in reached),
-                           "unreached": [" ".join(i) for i in coverage.unreached(reached)]}
-    return doc
+    return command.run(console, KRAFT, scenario, mutant, depth, max_states, random_, steps,
+                       seed, json_out, trace_out, coverage_on)

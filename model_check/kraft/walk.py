@@ -1,87 +1,20 @@
-"""Seeded random walks over a ``KRaftWorld``: deeper than the exhaustive bound, the same
-checks. Like the ZooKeeper-mode walks (``model_check.walk``): one ``random.Random(seed)`` (the
-engine's, never a core's), faults weighted a quarter of other actions, a walk ends after
-``walk_depth`` steps, when nothing is enabled, or on a state it already visited; a violation
-ends the run with that walk's path. Same seed, same scenario: same result."""
+"""Seeded random walks over a ``KRaftWorld``: the object-world walks
+(``model_check.objects.walk``) over the KRaft kind; faults are ``kind.FAULTS``."""
 
 from __future__ import annotations
 
-import random
-import time
 from collections.abc import Callable
 
+from model_check.kraft.kind import FAULTS, KRAFT
 from model_check.kraft.scenario import KRaftScenario
-from model_check.kraft.search import STEP_RAISED, check_edge, check_state, start
-from model_check.kraft.view import view_of
-from model_check.search import Level, Result, Violation
+from model_check.objects import walk
+from model_check.objects.walk import DEFAULT_WALK_DEPTH, FAULT_WEIGHT
+from model_check.search import Level, Result
 
-FAULTS = frozenset({"tick", "failover", "lose-request", "lose-answer", "crash", "restart",
-                    "isr-change"})
-FAULT_WEIGHT = 0.25
-DEFAULT_WALK_DEPTH = 200
+__all__ = ["DEFAULT_WALK_DEPTH", "FAULTS", "FAULT_WEIGHT", "walks"]
 
 
 def walks(scenario: KRaftScenario, steps: int, seed: int, walk_depth: int | None = None,
           on_walk: Callable[[Level], None] | None = None,
           reached: set[tuple[str, ...]] | None = None) -> Result:
-    t0 = time.perf_counter()
-    bound = walk_depth or DEFAULT_WALK_DEPTH
-    rng = random.Random(seed)
-    st = start(scenario, reached)
-    result = Result(scenario.name, "random", "pass", 0, 1, 0, 0.0,
-                    setup_steps=len(st.setup), checks="kraft", bounded_by="steps")
-    if st.found is not None:
-        result.violation = Violation(*st.found, (), st.setup)
-        return _done(result, t0)
-    seen: set[int] = set()
-    done = 0
-    while done < steps:
-        t = time.perf_counter()
-        world = st.snapshot.snapshot()
-        world.reached = reached
-        view = view_of(world)
-        visited = {world.key()}
-        path: list[int] = []
-        generated = new = 0
-        while len(path) < bound and done < steps:
-            actions = world.enabled_actions()
-            if not actions:
-                break
-            weights = [FAULT_WEIGHT if a.kind in FAULTS else 1.0 for a in actions]
-            i = rng.choices(range(len(actions)), weights)[0]
-            path.append(i)
-            done += 1
-            generated += 1
-            try:
-                world.apply(actions[i])
-            except Exception as e:  # noqa: BLE001 -- a raising step is a finding
-                result.violation = Violation(STEP_RAISED, f"{actions[i].describe(scenario)}: "
-                                             f"{type(e).__name__}: {e}", tuple(path), st.setup)
-                return _done(result, t0)
-            after = view_of(world)
-            found = check_edge(view, after) or check_state(after)
-            if found is not None:
-                result.violation = Violation(*found, tuple(path), st.setup)
-                return _done(result, t0)
-            view = after
-            key = world.key()
-            if key in visited:
-                break
-            visited.add(key)
-            if key not in seen:
-                seen.add(key)
-                new += 1
-        result.states_generated += generated
-        result.distinct_states += new
-        result.depth = max(result.depth, len(path))
-        if on_walk is not None:
-            on_walk(Level(len(path), 1, generated, new, generated - new,
-                          time.perf_counter() - t))
-    return _done(result, t0)
-
-
-def _done(result: Result, t0: float) -> Result:
-    result.seconds = time.perf_counter() - t0
-    if result.violation is not None:
-        result.verdict = "violation"
-    return result
+    return walk.walks(KRAFT, scenario, steps, seed, walk_depth, on_walk, reached)
