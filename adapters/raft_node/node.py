@@ -20,12 +20,16 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
+from adapters.network.codec.raft_convert import RaftConverter
+from adapters.raft_log import BYTES, MetadataLog
 from adapters.raft_node.admin import AdminError, AdminServer
 from adapters.raft_node.appends import AppendTicket
 from adapters.raft_node.args import NodeArgs
 from adapters.raft_node.port import NodePort
 from adapters.raft_node.record_bytes import encoded
 from adapters.raft_node.shell import RaftCore, RaftNodeShell, Runner, raft_driver
+from adapters.raft_node.wire_records import records_codec
+from adapters.raft_transport import RaftTransport
 from fsm.kraft.controller.config import QuorumControllerConfig
 from fsm.kraft.controller.quorum_controller import QuorumController
 from fsm.kraft.records.codec import encode_record
@@ -41,28 +45,21 @@ MAX_TIMEOUT_S = 600.0
 
 
 def bench_records(count: int, size: int, start: int = 0) -> tuple[ConfigRecord, ...]:
-    """``count`` metadata records of about ``size`` bytes each, encoded (topic configs: a
-    real record type, so the log stores what a controller would)."""
+    """``count`` metadata records of about ``size`` bytes each once encoded (topic configs:
+    a real record type, so the log stores what a controller would)."""
     base = len(encode_record(ConfigRecord(2, "bench", "k0", "")))
     pad = "x" * max(size - base - 2, 0)
     return tuple(ConfigRecord(2, "bench", f"k{start + i}", pad) for i in range(count))
 
 
-def open_metadata_log(directory: os.PathLike[str] | str) -> Any:
+def open_metadata_log(directory: os.PathLike[str] | str) -> MetadataLog:
     """The node's log, opened and recovered, its records kept as bytes (``record_bytes``)."""
-    from adapters.raft_log import BYTES, MetadataLog
-
     return MetadataLog.open(directory, serde=BYTES)
 
 
-def make_transport(args: NodeArgs, config: RaftConfig, deliver: Any) -> Any:
+def make_transport(args: NodeArgs, config: RaftConfig, deliver: Any) -> RaftTransport:
     """The quorum's TCP transport, listening on this node's voter address; batches travel
     in the log's own encoding (Kafka's record batches)."""
-    from adapters.network.codec.raft_convert import RaftConverter
-    from adapters.raft_log import BYTES
-    from adapters.raft_node.wire_records import records_codec
-    from adapters.raft_transport import RaftTransport
-
     converter = RaftConverter(records_codec(BYTES), args.cluster_id)
     return RaftTransport(args.node_id, args.voters, args.address, deliver, converter=converter,
                          retry_backoff_ms=config.retry_backoff_ms,

@@ -1,12 +1,12 @@
-"""The records field of a Fetch answer: the log's own record batches v2, byte for byte
-(``adapters.raft_log``'s encoding), for the transport's converter (``RecordsCodec``).
+"""The records field of a Fetch answer, for the transport's converter (``RecordsCodec``):
+``adapters.raft_log``'s record batches v2 back to back, plus one shortcut.
 
 A leader answers a Fetch with the bytes its log holds (``MetadataLog.read_bytes``, CRC
-checked there), wrapped as ``encoded.EncodedBatches``: no record is decoded and encoded again
-on the way out -- Kafka sends the log's bytes the same way. A follower decodes them into
-``Batch`` values for its core (records as bytes: ``record_bytes``), checking each batch's
-header and CRC; a batch cut short at the end of the answer (a reader's byte limit) is left
-for the next Fetch, as Kafka's readers do."""
+checked there), carried as ``encoded.EncodedBatches`` and written as they are: no record is
+decoded and encoded again on the way out -- Kafka sends the log's bytes the same way. A
+follower decodes them into ``Batch`` values for its core (records as bytes: the node opens
+its log with the bytes serde, ``record_bytes``), each batch checked by the log's decoder; a
+malformed answer is the codec's ``DecodeError``, naming the byte, like any other bad frame."""
 
 from __future__ import annotations
 
@@ -15,39 +15,27 @@ from typing import Any
 
 from adapters.network.codec.errors import DecodeError
 from adapters.network.codec.raft_convert import RecordsCodec
-from adapters.raft_log import batches as log_batches
-from adapters.raft_log.batch_format import HEADER_BYTES, crc_matches, read_header
+from adapters.raft_log import BYTES, RecordSerde
+from adapters.raft_log import decode_batches as log_decode
+from adapters.raft_log import encode_batches as log_encode
 from adapters.raft_log.errors import MalformedBatch
-from adapters.raft_log.serde import METADATA, RecordSerde
 from adapters.raft_node.encoded import EncodedBatches
 from fsm.raft.messages import Batch
 
 
-def encode_batches(batches: Sequence[Any], serde: RecordSerde = METADATA) -> bytes:
+def encode_batches(batches: Sequence[Any], serde: RecordSerde = BYTES) -> bytes:
     if len(batches) == 1 and isinstance(batches[0], EncodedBatches):
         return batches[0].data
-    return b"".join(log_batches.encode(b, serde) for b in batches)
+    return log_encode(batches, serde)
 
 
-def decode_batches(data: bytes | bytearray | memoryview, serde: RecordSerde = METADATA
-                   ) -> list[Batch]:
-    """The whole batches of ``data``; ``DecodeError`` naming the batch for anything bad."""
-    out: list[Batch] = []
-    pos, size = 0, len(data)
-    while size - pos >= HEADER_BYTES:
-        try:
-            header = read_header(data, pos)
-            if pos + header.size > size:
-                break  # cut short by the sender's byte limit: fetched again next time
-            if not crc_matches(data, pos, header):
-                raise MalformedBatch("CRC-32C mismatch", 0)
-            out.append(log_batches.decode(data, header, serde, pos))
-        except MalformedBatch as exc:
-            raise DecodeError(f"record batch at byte {pos + exc.position}: {exc}") from None
-        pos += header.size
-    return out
+def decode_batches(data: bytes, serde: RecordSerde = BYTES) -> tuple[Batch, ...]:
+    try:
+        return log_decode(bytes(data), serde)
+    except MalformedBatch as exc:
+        raise DecodeError(str(exc)) from None
 
 
-def records_codec(serde: RecordSerde = METADATA) -> RecordsCodec:
+def records_codec(serde: RecordSerde = BYTES) -> RecordsCodec:
     return RecordsCodec(lambda bs: encode_batches(bs, serde),
                         lambda data: decode_batches(data, serde))
