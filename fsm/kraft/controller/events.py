@@ -59,6 +59,16 @@ class Replayed:
     records: tuple[Any, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class SnapshotLoaded:
+    """A standby's log was replaced by a snapshot fetched from the leader (it was behind the
+    leader's log start): the committed image is ``records`` (a snapshot's canonical records),
+    the last committed offset ``end_offset - 1``."""
+
+    end_offset: int
+    records: tuple[Any, ...]
+
+
 # -- effects ---------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class AppendRecords:

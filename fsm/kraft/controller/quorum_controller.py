@@ -36,11 +36,12 @@ from fsm.kraft.controller.events import (
     MembershipChange,
     Replayed,
     Reply,
+    SnapshotLoaded,
     Tick,
 )
 from fsm.kraft.controller.handlers import HANDLERS
 from fsm.kraft.controller.not_controller import not_controller, not_controller_for
-from fsm.kraft.image import MetadataImage, membership_of
+from fsm.kraft.image import MetadataImage, image_from_records, membership_of
 from fsm.kraft.image.brokers import BrokerRegistration
 from fsm.kraft.membership_states import MEMBERSHIP_TABLE, BrokerMembership
 from fsm.kraft.records.values import (
@@ -183,6 +184,15 @@ class QuorumController:
         self.committed_offset = e.base_offset + len(e.records) - 1
         self.next_offset = self.committed_offset + 1
 
+    def _on_snapshot(self, e: SnapshotLoaded) -> None:
+        """A standby whose log was replaced by the leader's snapshot starts over from it."""
+        if self.active:
+            raise ValueError("the active controller never loads a snapshot over its image")
+        self.committed = image_from_records(e.records)
+        self.image = self.committed
+        self.committed_offset = e.end_offset - 1
+        self.next_offset = e.end_offset
+
     def _on_tick(self, e: Tick) -> None:
         self.now_ms = max(self.now_ms, e.now_ms)
         if self.active:
@@ -229,5 +239,6 @@ _EVENTS: dict[type, Callable[[QuorumController, Any], None]] = {
     LeadershipLost: QuorumController._on_lost,
     Committed: QuorumController._on_committed,
     Replayed: QuorumController._on_replayed,
+    SnapshotLoaded: QuorumController._on_snapshot,
 }
 """Event class -> handler: the controller's one dispatch."""

@@ -1,0 +1,234 @@
+"""``ControllerOnRaft``: a quorum controller on its node's Raft replica of the metadata log --
+the pure glue between the two cores, one per controller node, which the live node
+(``adapters.raft_node``) and the checker's KRaft world drive alike.
+
+The two cores do not know each other. The glue turns what one says into what the other hears:
+
+* Raft leads in epoch ``e`` (``RoleChanged`` to LEADER) -> once the high watermark has passed
+  the epoch's first record (the leader's ``LeaderChange`` control record: everything before
+  it is then committed, and replayed here) the controller hears ``LeadershipGained(e, log
+  end)``. Until then it is a standby, so a new active controller never decides on a state
+  it has not seen whole (seed 004: the new controller "already has the image built").
+* Raft stops leading, or refuses an append (``AppendRefused``) -> ``LeadershipLost``: the
+  controller drops its uncommitted future state.
+* The high watermark grows (``HighWatermark``) -> the active controller hears ``Committed``
+  (its own records, already in its image); a standby hears ``Replayed`` with the committed
+  batches, read from the log through the port (control batches are Raft's own and skipped:
+  they take offsets, so replayed batches may leave gaps).
+* A follower installs a snapshot fetched from the leader (``InstallSnapshot``) -> the
+  controller hears ``SnapshotLoaded`` with the snapshot's records.
+* The controller appends (``AppendRecords``) -> Raft hears ``ClientAppend`` at the same base
+  offset and epoch (a record's offset is the log's: a broker's epoch is its registration's).
+* Every ``snapshot_every`` committed records the glue writes a snapshot of the committed image
+  through the port and tells Raft (``SnapshotWritten``), which may then delete the log below.
+
+One event from the shell may cause a chain (a fetch answer commits records, which answers a
+request, ...): the glue runs it to the end through one FIFO queue, so neither core is ever
+called from inside the other's step, and the order is the same in the live node and in the
+world. The Raft core's other effects go to the shell's port through the Raft driver's table;
+the four above go there too (for its logs and metrics) and then to the glue.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from fsm.kraft.controller.events import (
+    AppendRecords,
+    Committed,
+    ControllerRequest,
+    LeadershipGained,
+    LeadershipLost,
+    Replayed,
+    SnapshotLoaded,
+    Tick,
+)
+from fsm.kraft.controller.quorum_controller import QuorumController
+from fsm.kraft.driver import EFFECTS as CONTROLLER_EFFECTS
+from fsm.kraft.driver import EffectDriver
+from fsm.kraft.image import snapshot_records
+from fsm.raft.driver import EFFECTS as RAFT_EFFECTS
+from fsm.raft.effects import AppendRefused, HighWatermark, InstallSnapshot, RoleChanged
+from fsm.raft.events import ClientAppend, Received, SnapshotWritten, Start, TimerFired
+from fsm.raft.messages import Batch, OffsetAndEpoch
+from fsm.raft.roles import RaftRole
+
+MAX_CHAIN = 100_000
+"""Bound on the events one shell event may cause through the glue: more is a loop."""
+
+_CONTROLLER_EVENTS_MODULE = ControllerRequest.__module__
+"""Events of this module (``ControllerRequest``, ``Tick`` from the shell; the glue's own
+``LeadershipGained`` ...) go to the controller; every other event is the Raft node's."""
+
+
+class MetadataLogPort(Protocol):
+    """What the glue needs from its shell beyond the two cores' own ports (``RaftPort``,
+    ``QuorumControllerPort``): reading the committed log and the snapshots."""
+
+    def read_committed(self, from_offset: int, to_offset: int) -> Sequence[Batch]:
+        """The log's batches covering ``[from_offset, to_offset)``, whole, in order."""
+
+    def read_snapshot(self, snapshot_id: OffsetAndEpoch) -> Sequence[Any]:
+        """The metadata records of snapshot ``snapshot_id``."""
+
+    def write_snapshot(self, snapshot_id: OffsetAndEpoch, records: Sequence[Any]) -> None:
+        """Write (durably) a snapshot of the committed prefix ending at ``snapshot_id``."""
+
+
+class ControllerOnRaft:
+    def __init__(self, raft: Any, controller: QuorumController, port: Any,
+                 snapshot_every: int = 0) -> None:
+        """``raft``: a ``fsm.raft.core.RaftNode`` not yet started; ``port``: the shell's, a
+        ``RaftPort``, a ``QuorumControllerPort`` (``reply``, ``membership_changed``) and a
+        ``MetadataLogPort`` in one. ``snapshot_every``: committed records between snapshots
+        (0: never)."""
+        self.raft = raft
+        self.controller = controller
+        self.port = port
+        self.snapshot_every = snapshot_every
+        self.applied = 0
+        """The offset up to which committed batches reached the controller (exclusive)."""
+        self.applied_epoch = 0
+        """The epoch of the record before ``applied``."""
+        self.last_snapshot = 0
+        self.now_ms = 0
+        self._queue: deque[Any] = deque()
+        self.raft_driver = EffectDriver(raft.handle, port, self._raft_table())
+        self.controller_driver = EffectDriver(controller.handle, port, {
+            **CONTROLLER_EFFECTS,
+            AppendRecords: lambda _, e: self._queue.append(
+                ClientAppend(e.epoch, e.base_offset, e.records)),
+        })
+        snap = raft.snapshot_id  # the latest snapshot, or None
+        if snap is not None:  # a restart from a log that begins with a snapshot
+            self._load_snapshot(snap)
+            self.last_snapshot = snap.offset
+
+    def _raft_table(self) -> dict[type, Callable[[Any, Any], None]]:
+        def then(effect_type: type, glue: Callable[[Any], None]
+                 ) -> Callable[[Any, Any], None]:
+            shell = RAFT_EFFECTS[effect_type]
+
+            def both(port: Any, e: Any) -> None:
+                shell(port, e)
+                glue(e)
+            return both
+        return {
+            **RAFT_EFFECTS,
+            RoleChanged: then(RoleChanged, self._on_role),
+            HighWatermark: then(HighWatermark, self._on_high_watermark),
+            InstallSnapshot: then(InstallSnapshot, self._on_install),
+            AppendRefused: then(AppendRefused, self._on_refused),
+        }
+
+    # -- the one entry point ------------------------------------------------------------------
+    def process(self, event: Any) -> None:
+        """One event from the shell -- a Raft event (``fsm.raft.events``) or a controller's
+        (``ControllerRequest``, ``Tick``) -- and everything it causes, in order."""
+        now = getattr(event, "now_ms", None)
+        if isinstance(event, Tick | Received | TimerFired | Start) and now:
+            self.now_ms = max(self.now_ms, now)
+        self._queue.append(event)
+        steps = 0
+        while self._queue:
+            steps += 1
+            if steps > MAX_CHAIN:
+                raise AssertionError(f"{steps} glue steps from one event: a loop")
+            e = self._queue.popleft()
+            if type(e).__module__ == _CONTROLLER_EVENTS_MODULE:
+                self.controller_driver.process(e)
+            else:
+                self.raft_driver.process(e)
+            if not self._queue:
+                self._maybe_snapshot()
+
+    # -- Raft's effects, as the controller hears them -----------------------------------------
+    def _on_role(self, e: RoleChanged) -> None:
+        c = self.controller
+        if c.active and (e.target is not RaftRole.LEADER or e.epoch != c.epoch):
+            self._queue.append(LeadershipLost(e.epoch))
+
+    def _on_refused(self, e: AppendRefused) -> None:
+        if self.controller.active and e.epoch == self.controller.epoch:
+            self._queue.append(LeadershipLost(max(e.leader_epoch, e.epoch)))
+
+    def _on_high_watermark(self, e: HighWatermark) -> None:
+        hw = e.offset
+        if hw <= self.applied:
+            return
+        if self.controller.active:
+            self._queue.append(Committed(hw - 1))
+            self.applied, self.applied_epoch = hw, self.controller.epoch
+        else:
+            for batch in self.port.read_committed(self.applied, hw):
+                if batch.end_offset <= self.applied:
+                    continue
+                if batch.end_offset > hw:
+                    raise AssertionError(f"batch [{batch.base_offset}, {batch.end_offset}) "
+                                         f"crosses the high watermark {hw}")
+                if not batch.control:
+                    self._queue.append(Replayed(batch.base_offset, batch.records))
+                self.applied, self.applied_epoch = batch.end_offset, batch.epoch
+            if self.applied != hw:
+                raise AssertionError(f"the log holds committed records only to {self.applied},"
+                                     f" not to the high watermark {hw}")
+        self._maybe_claim()
+
+    def _maybe_claim(self) -> None:
+        """Become the active controller once the Raft leader's own epoch start is committed
+        and replayed (see the module docstring)."""
+        r, c = self.raft, self.controller
+        if c.active or r.role is not RaftRole.LEADER:
+            return
+        start = _epoch_start(r.epochs, r.epoch)
+        if start is not None and self.applied > start:
+            self._queue.append(LeadershipGained(r.epoch, r.end_offset, self.now_ms))
+
+    def _on_install(self, e: InstallSnapshot) -> None:
+        self._load_snapshot(e.snapshot_id)
+        self.last_snapshot = e.snapshot_id.offset
+
+    def _load_snapshot(self, snap: OffsetAndEpoch) -> None:
+        records = tuple(self.port.read_snapshot(snap))
+        self._queue.append(SnapshotLoaded(snap.offset, records))
+        self.applied, self.applied_epoch = snap.offset, snap.epoch
+
+    def _maybe_snapshot(self) -> None:
+        if (self.snapshot_every <= 0 or self.applied - self.last_snapshot < self.snapshot_every
+                or self.controller.committed_offset + 1 > self.applied):
+            return
+        snap = OffsetAndEpoch(self.applied, self.applied_epoch)
+        self.port.write_snapshot(snap, snapshot_records(self.controller.committed))
+        self.last_snapshot = snap.offset
+        self._queue.append(SnapshotWritten(snap))  # the loop in ``process`` carries it on
+
+    # -- for the checker ------------------------------------------------------------------------
+    def copy(self, port: Any) -> ControllerOnRaft:
+        """An independent glue over copies of both cores, driving ``port`` (the world gives
+        each copy its own)."""
+        other = ControllerOnRaft.__new__(ControllerOnRaft)
+        other.__dict__.update(self.__dict__)
+        other.raft = self.raft.copy()
+        other.controller = self.controller.copy()
+        other.port = port
+        other._queue = deque()
+        other.raft_driver = EffectDriver(other.raft.handle, port, other._raft_table())
+        other.controller_driver = EffectDriver(other.controller.handle, port, {
+            **CONTROLLER_EFFECTS,
+            AppendRecords: lambda _, e: other._queue.append(
+                ClientAppend(e.epoch, e.base_offset, e.records)),
+        })
+        return other
+
+    def key(self) -> tuple[Any, ...]:
+        """What the glue holds, for the checker's state key (the cores have their own)."""
+        return (self.applied, self.applied_epoch, self.last_snapshot, self.now_ms)
+
+
+def _epoch_start(epochs: Sequence[tuple[int, int]], epoch: int) -> int | None:
+    for e, start in epochs:
+        if e == epoch:
+            return start
+    return None
