@@ -149,6 +149,8 @@ class ControllerOnRaft:
         c = self.controller
         if c.active and (e.target is not RaftRole.LEADER or e.epoch != c.epoch):
             self._queue.append(LeadershipLost(e.epoch))
+        if e.target is RaftRole.LEADER:
+            self._maybe_claim()  # never at once: the epoch start is not yet committed
 
     def _on_refused(self, e: AppendRefused) -> None:
         if self.controller.active and e.epoch == self.controller.epoch:
