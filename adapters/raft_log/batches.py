@@ -31,17 +31,26 @@ def decode(data: bytes | memoryview, header: BatchHeader, serde: RecordSerde,
     """The Batch of the CRC-checked batch at ``pos``; :class:`MalformedBatch` if its records
     do not decode."""
     raw = decode_records(data, header, pos)
-    records: list[Any] = []
+    control = header.control
+    if not control:
+        decode_value = serde.decode
+        try:
+            records = tuple([decode_value(value) for _, value in raw])  # type: ignore[arg-type]
+        except (ValueError, TypeError):
+            pass  # the slow path below names the record
+        else:
+            return Batch(header.base_offset, header.epoch, records, False)
+    out: list[Any] = []
     for i, (key, value) in enumerate(raw):
         try:
-            if header.control:
-                records.append(decode_control(key, value))
+            if control:
+                out.append(decode_control(key, value))
             elif value is None:
                 raise ValueError("null value")
             else:
-                records.append(serde.decode(value))
+                out.append(serde.decode(value))
         except (ValueError, TypeError) as exc:
-            kind = "control record" if header.control else f"{serde.name} record"
+            kind = "control record" if control else f"{serde.name} record"
             raise MalformedBatch(f"{kind} {i} (offset {header.base_offset + i}): {exc}",
                                  0) from None
-    return Batch(header.base_offset, header.epoch, tuple(records), header.control)
+    return Batch(header.base_offset, header.epoch, tuple(out), control)

@@ -271,3 +271,9 @@ def test_any_damage_with_a_good_crc_is_malformed_never_another_error(
     except MalformedBatch:
         return
     assert len(decoded) == len(recs)
+
+
+def test_a_data_record_with_a_null_value_is_refused_by_name() -> None:
+    raw = encode_batch(7, 1, [(None, b"ok"), (None, None)])
+    with pytest.raises(MalformedBatch, match=r"bytes record 1 \(offset 8\): null value"):
+        batch_codec.decode(raw, read_header(raw), BYTES)
