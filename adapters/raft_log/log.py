@@ -159,9 +159,15 @@ class MetadataLog:
         return self._log_start
 
     def summary(self) -> LogSummary:
-        return LogSummary(end_offset=self._end, epochs=self._live_epochs(),
-                          log_start_offset=self._log_start,
-                          snapshot_id=self.latest_snapshot())
+        """What the core starts from. With no record above the log start, the epochs are
+        the latest snapshot's alone, at the log start -- the core's own index after it
+        installs a snapshot or deletes the log up to its end (``fsm.raft.epochs``)."""
+        epochs = self._live_epochs()
+        snap = self.latest_snapshot()
+        if not epochs and snap is not None and snap.offset == self._log_start:
+            epochs = ((snap.epoch, self._log_start),)
+        return LogSummary(end_offset=self._end, epochs=epochs,
+                          log_start_offset=self._log_start, snapshot_id=snap)
 
     def _live_epochs(self) -> tuple[tuple[int, int], ...]:
         """The epochs with records at or after the log start, the first clamped to it."""

@@ -82,12 +82,12 @@ def test_chunks_and_install_on_a_follower(tmp_path: Path) -> None:
             follower.install_snapshot(SNAP, data[:-1])
         assert follower.end_offset == 3
         follower.install_snapshot(SNAP, data)
-        assert follower.summary() == LogSummary(20, (), 20, SNAP)
+        assert follower.summary() == LogSummary(20, ((2, 20),), 20, SNAP)
         assert follower.read_snapshot(SNAP) == (b"a", b"b", b"c")
         follower.append(batches(20, [2], epoch=3))
         follower.flush()
     with open_log(follower_dir) as follower:
-        assert follower.summary() == LogSummary(22, ((3, 20),), 20, SNAP)
+        assert follower.summary() == LogSummary(22, ((3, 20),), 20, SNAP)  # epoch 2 has no record
         assert follower.end_offset_for_epoch(2) == SNAP
         assert follower.end_offset_for_epoch(1) == OffsetAndEpoch(-1, -1)
 
@@ -101,7 +101,7 @@ def test_a_crash_after_the_install_before_the_log_was_replaced(tmp_path: Path) -
         follower.flush()
     (tmp_path / PARTITION_DIR / "00000000000000000020-0000000002.checkpoint").write_bytes(data)
     with open_log(tmp_path) as follower:
-        assert follower.summary() == LogSummary(20, (), 20, SNAP)
+        assert follower.summary() == LogSummary(20, ((2, 20),), 20, SNAP)
 
 
 def test_delete_before_removes_segments_and_older_snapshots(tmp_path: Path) -> None:
@@ -134,3 +134,16 @@ def test_a_corrupt_snapshot_is_not_served(tmp_path: Path) -> None:
         with pytest.raises(CorruptLogError, match=f"{path}: corrupt at byte 83 \\(offset 1\\)"
                                                   ": CRC-32C mismatch"):
             log.read_snapshot(SNAP)
+
+
+def test_deleting_up_to_the_end_leaves_the_snapshot_epoch(tmp_path: Path) -> None:
+    """The core's epoch index after deleting the log to its end keeps the last epoch at the
+    new start (``fsm.raft.epochs.trimmed``); the summary a restart reads says the same."""
+    end = OffsetAndEpoch(40, 2)
+    with _log_with_epochs(tmp_path) as log:
+        log.write_snapshot(end, [b"all"])
+        assert log.delete_before(40) == 40
+        assert log.summary() == LogSummary(40, ((2, 40),), 40, end)
+    with open_log(tmp_path) as log:
+        assert log.summary() == LogSummary(40, ((2, 40),), 40, end)
+        assert log.end_offset_for_epoch(5) == end
