@@ -201,7 +201,9 @@ class MetadataLog:
         written unless every batch is good."""
         encoded: list[tuple[Batch, bytes]] = []
         end = self._end
-        epoch = self._epochs[-1][0] if self._epochs else 0
+        snap = self.latest_snapshot()
+        epoch = (self._epochs[-1][0] if self._epochs
+                 else snap.epoch if snap is not None and snap.offset == end else 0)
         now = self._clock_ms()
         for batch in batch_list:
             if batch.base_offset != end:

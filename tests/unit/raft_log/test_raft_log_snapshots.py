@@ -84,6 +84,8 @@ def test_chunks_and_install_on_a_follower(tmp_path: Path) -> None:
         follower.install_snapshot(SNAP, data)
         assert follower.summary() == LogSummary(20, ((2, 20),), 20, SNAP)
         assert follower.read_snapshot(SNAP) == (b"a", b"b", b"c")
+        with pytest.raises(ValueError, match="in epoch 1, after epoch 2"):
+            follower.append(batches(20, [2], epoch=1))  # below the snapshot's epoch
         follower.append(batches(20, [2], epoch=3))
         follower.flush()
     with open_log(follower_dir) as follower:
