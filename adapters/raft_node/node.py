@@ -32,6 +32,7 @@ from adapters.raft_node.wire_records import records_codec
 from adapters.raft_transport import RaftTransport
 from fsm.kraft.controller.config import QuorumControllerConfig
 from fsm.kraft.controller.quorum_controller import QuorumController
+from fsm.kraft.on_raft import ControllerOnRaft
 from fsm.kraft.records.codec import encode_record
 from fsm.kraft.records.values import ConfigRecord
 from fsm.raft.config import RaftConfig
@@ -110,11 +111,9 @@ class QuorumNode:
     def _runner(self, core: RaftCore, port: NodePort) -> Runner:
         if not self.args.controller:
             return raft_driver(core, port)
-        from fsm.kraft.on_raft import ControllerOnRaft  # type: ignore[import-not-found]
-
         self.controller = QuorumController(QuorumControllerConfig(
             node_id=self.args.node_id, cluster_id=self.args.cluster_id))
-        return ControllerOnRaft(core, self.controller, port,  # type: ignore[no-any-return]
+        return ControllerOnRaft(core, self.controller, port,
                                 snapshot_every=self.args.snapshot_every)
 
     # ------------------------------------------------------------------ admin operations
