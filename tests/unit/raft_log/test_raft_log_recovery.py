@@ -181,3 +181,36 @@ def test_leftover_temporary_files_are_deleted(tmp_path: Path) -> None:
     with open_log(tmp_path) as log:
         assert log.latest_snapshot() is None
     assert not part.exists() and not tmp_state.exists()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=FUNCTION_SCOPED)
+@given(st.data())
+def test_a_flip_anywhere_is_cut_or_refused_never_served(
+        tmp_path_factory: pytest.TempPathFactory, data: st.DataObject) -> None:
+    """One byte flipped anywhere in a three-segment log (but in the base offset and epoch
+    fields, which the CRC does not cover): opening either raises CorruptLogError or serves
+    a prefix of what was written -- and only the last segment may lose its tail."""
+    from adapters.raft_log.batch_format import read_header
+    tmp = tmp_path_factory.mktemp("flip")
+    written = batches(0, [5] * 30)
+    with open_log(tmp, segment_bytes=1024, max_batch_bytes=1024) as log:
+        log.append(written)
+        log.flush()
+    files = segment_files(tmp)
+    which = data.draw(st.integers(0, len(files) - 1))
+    raw = files[which].read_bytes()
+    blind, pos = set(), 0
+    while pos < len(raw):
+        blind |= set(range(pos, pos + 8)) | set(range(pos + 12, pos + 16))
+        pos += read_header(raw, pos).size
+    at = data.draw(st.integers(0, len(raw) - 1).filter(lambda a: a not in blind))
+    flip(files[which], at)
+    try:
+        log = open_log(tmp, segment_bytes=1024, max_batch_bytes=1024)
+    except CorruptLogError as e:
+        assert e.path == str(files[which])
+        return
+    with log:
+        got = log.read(0, 1000, 1000)
+    assert which == len(files) - 1, "a flip in an earlier segment was not refused"
+    assert got == tuple(written[:len(got)]) and len(got) < len(written)
