@@ -4,7 +4,9 @@ Every record goes through ``MetadataImage.apply``, the controller's own replay, 
 ``metadata_offset`` follows the last one applied (what heartbeats report as
 ``current_metadata_offset``). Records at offsets already replayed (a batch fetched again) are
 skipped; a batch that would leave a gap is refused (the fetcher fetches again from
-``metadata_offset + 1``). A record that does not replay raises ``ImageError`` (the log is
+``metadata_offset + 1``). The metadata quorum's own control records (``LeaderChange``, on
+the Raft log of issue 24) take their offset and are not replayed, as Kafka's metadata
+loader skips control batches. A record that does not replay raises ``ImageError`` (the log is
 wrong upstream; the image says why).
 
 Replicas start when the broker has caught up, not before: while STARTING the broker only
@@ -30,6 +32,7 @@ from fsm.kraft.broker.events import MetadataFetched, PartitionKey
 from fsm.kraft.broker.replicas import reconcile, wanted
 from fsm.kraft.broker_lifecycle_states import KRaftBrokerState
 from fsm.kraft.records.values import PartitionChangeRecord, PartitionRecord, RemoveTopicRecord
+from fsm.raft.messages import LeaderChange
 
 if TYPE_CHECKING:
     from fsm.kraft.broker.core import KRaftBroker
@@ -48,6 +51,9 @@ def fetched(core: KRaftBroker, ev: MetadataFetched) -> list[KRaftBrokerEffect]:
     image = core._image
     touched: dict[PartitionKey, None] = {}
     for offset, record in enumerate(records[skip:], start=base + skip):
+        if isinstance(record, LeaderChange):
+            core._offset = offset
+            continue
         if isinstance(record, RemoveTopicRecord):
             touched.update((k, None) for k in core._replicas if k[0] == record.topic_id)
         image.apply(record)

@@ -26,6 +26,7 @@ from fsm.kraft.records.values import (
     RemoveTopicRecord,
     TopicRecord,
 )
+from fsm.raft.messages import LeaderChange
 from tests.unit.kraft.broker.walk import (
     T1,
     T2,
@@ -125,6 +126,20 @@ def test_a_gap_is_refused_and_the_offset_is_reported() -> None:
     assert core.metadata_offset == 11 and core.image.topic("t1") is not None
     hb = sent(core.handle(HeartbeatDue(6000)))
     assert hb.current_metadata_offset == 11
+
+
+def test_a_raft_control_record_takes_its_offset_and_is_not_replayed() -> None:
+    core, _ = running()
+    before = core.image.copy()
+    fetch = MetadataFetched(12, (LeaderChange(3001, (3000, 3001)),
+                                 PartitionChangeRecord(1, T1, leader=1)))
+    effects = core.handle(fetch)
+    assert core.metadata_offset == 13
+    assert core.image.partition(T1, 1).leader == 1
+    assert before.partition(T1, 1).leader == 2
+    assert BecomeLeader(T1, 1, 1, (2, 1, 3)) in effects
+    assert core.handle(MetadataFetched(14, (LeaderChange(3000, (3000, 3001)),))) == []
+    assert core.metadata_offset == 14
 
 
 def test_records_arriving_while_starting_start_nothing_until_recovery() -> None:
