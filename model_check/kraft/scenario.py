@@ -2,7 +2,10 @@
 
     description = "..."
     brokers = 3
-    controllers = 2          # quorum controllers on the one in-memory log (one active)
+    controllers = 2          # quorum controllers (one active)
+    log = "memory"           # "memory": one in-memory, totally ordered log (``world``);
+                             # "raft": each controller a Raft voter (``raft_world``)
+    snapshot_every = 0       # raft: committed records between a controller's snapshots
     depth = 14
     max_states = 500000
     init = "running"         # brokers started, registered, unfenced, topics created first
@@ -18,6 +21,8 @@
     message_loss = 1         # a request or an answer between a broker and the controller
     failover = 1             # the active controller loses the log's leadership
     isr_changes = 2          # a leader's follower catches up (or a dead one is dropped)
+    controller_crash = 1     # raft: a voter's process ends (its log stays)
+    controller_restart = 1   # raft: ... and starts again from its log
 
     [[admin]]                # each at most once, in any order
     op = "reassign"          # create-topic, delete-topic, add-partitions (partitions = the
@@ -37,12 +42,14 @@ from pathlib import Path
 
 KRAFT_SCENARIO_DIR = Path(__file__).resolve().parents[2] / "specs" / "scenarios" / "kraft"
 
-FAULTS = ("ticks", "broker_crash", "broker_restart", "message_loss", "failover", "isr_changes")
+FAULTS = ("ticks", "broker_crash", "broker_restart", "message_loss", "failover", "isr_changes",
+          "controller_crash", "controller_restart")
+LOGS = ("memory", "raft")
 ADMIN_OPS = ("create-topic", "delete-topic", "add-partitions", "reassign", "cancel-reassignment",
              "list-reassignments", "elect-preferred", "elect-unclean", "controlled-shutdown",
              "unregister")
 _TOP = {"description", "brokers", "controllers", "depth", "max_states", "init", "topics",
-        "faults", "admin"}
+        "faults", "admin", "log", "snapshot_every"}
 _TOPIC = {"name", "partitions", "replication_factor", "assignment"}
 _ADMIN = {"op", "topic", "partition", "replicas", "broker", "partitions",
           "replication_factor"}
@@ -96,6 +103,8 @@ class KRaftScenario:
     topics: tuple[TopicSpec, ...] = ()
     faults: dict[str, int] = field(default_factory=dict)
     admin: tuple[AdminSpec, ...] = ()
+    log: str = "memory"
+    snapshot_every: int = 0
 
 
 def _unknown(where: str, keys: set[str], allowed: set[str], path: Path) -> None:
@@ -136,7 +145,13 @@ def load_kraft(name_or_path: str) -> KRaftScenario:
     init = data.get("init", "running")
     if init not in ("running", "empty"):
         raise KRaftScenarioError(f"{path}: init must be 'running' or 'empty', not {init!r}")
+    log = data.get("log", "memory")
+    if log not in LOGS:
+        raise KRaftScenarioError(f"{path}: log must be one of {list(LOGS)}, not {log!r}")
+    crash = {"controller_crash", "controller_restart"} & set(faults)
+    if log != "raft" and crash:
+        raise KRaftScenarioError(f"{path}: {sorted(crash)} need log = \"raft\"")
     return KRaftScenario(path.stem, data.get("description", ""), data.get("brokers", 3),
                          data.get("controllers", 2), data.get("depth", 12),
                          data.get("max_states", 500_000), init, tuple(topics), faults,
-                         tuple(admin))
+                         tuple(admin), log, data.get("snapshot_every", 0))

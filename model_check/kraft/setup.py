@@ -1,7 +1,10 @@
 """The KRaft search's start: with ``init = "running"``, every broker starts, registers and is
 unfenced, and the scenario's topics are created, each phase run to quiescence by a fixed
 progress policy (commit, deliver, fetch, and heartbeats of brokers not yet running) -- the
-cluster a person would have before the faults begin. One fixed path, checked step by step."""
+cluster a person would have before the faults begin. One fixed path, checked step by step.
+On the Raft log (``log = "raft"``) the setup first elects voter 0 (``elect 0``: its election
+timer fires, the voters' messages are delivered until none is left); its controller becomes
+active once its epoch's LeaderChange record is committed."""
 
 from __future__ import annotations
 
@@ -12,11 +15,12 @@ from fsm.kraft.broker_lifecycle_states import KRaftBrokerState
 from fsm.kraft.controller import requests as rq
 from fsm.kraft.controller.events import ControllerRequest
 from fsm.kraft.records.uuid import uuid_of
+from model_check.kraft.raft_world import new_world
 from model_check.kraft.scenario import KRaftScenario
 from model_check.kraft.world import KAction, KRaftWorld
 
 MAX_SETUP_STEPS = 2000
-PROGRESS = ("commit", "deliver-request", "deliver-answer", "fetch")
+PROGRESS = ("commit", "replicate", "deliver-request", "deliver-answer", "fetch")
 
 
 def _progress(w: KRaftWorld) -> KAction | None:
@@ -35,7 +39,7 @@ def setup(scenario: KRaftScenario, check_state: Callable[[Any], Any],
           check_edge: Callable[[Any, Any], Any], view_of: Callable[[KRaftWorld], Any],
           reached: set[tuple[str, ...]] | None = None
           ) -> tuple[KRaftWorld, tuple[KAction, ...], tuple[str, str] | None]:
-    w = KRaftWorld.fresh(scenario, reached)
+    w = new_world(scenario, reached)
     done: list[KAction] = []
     view = view_of(w)
     found = check_state(view)
@@ -63,6 +67,8 @@ def setup(scenario: KRaftScenario, check_state: Callable[[Any], Any],
                 return bad
         raise AssertionError(f"the KRaft setup did not settle in {MAX_SETUP_STEPS} steps")
 
+    if found is None and scenario.log == "raft":
+        found = step(KAction("elect", 0), lambda: w.apply(KAction("elect", 0)))
     if found is None and scenario.init == "running":
         for b in sorted(w.brokers):
             found = found or step(KAction("start", b), lambda b=b: w.apply(KAction("start", b)))

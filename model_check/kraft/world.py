@@ -86,8 +86,10 @@ class KAction:
         if self.kind == "isr-change":
             return f"isr-change: broker {self.target} asks isr {list(self.arg[2])} for " \
                    f"partition {self.arg[1]}"
-        if self.kind in ("commit", "tick", "failover"):
+        if self.kind in ("commit", "tick", "failover", "replicate"):
             return self.kind
+        if self.kind in ("elect", "crash-controller", "restart-controller"):
+            return f"{self.kind} {self.target}"
         return f"{self.kind} broker {self.target}"
 
 
@@ -128,20 +130,22 @@ class KRaftWorld:
               ) -> KRaftWorld:
         w = KRaftWorld(scenario, budgets=dict(scenario.faults), reached=reached)
         for i in range(scenario.controllers):
-            w.controllers.append(QuorumController(QuorumControllerConfig(
-                node_id=3000 + i, cluster_id=CLUSTER_ID, session_timeout_ms=SESSION,
-                default_replication_factor=3)))
-        for b in range(1, scenario.brokers + 1):
-            w.brokers[b] = w._new_broker(b)
-            w.to_controller[b] = ()
-            w.to_broker[b] = ()
-            w.timer[b] = False
-            w.disk[b] = frozenset()
-            w.starts[b] = 0
+            w.controllers.append(new_controller(i))
+        w._add_brokers()
         w._controller(0, LeadershipGained(w.epoch, 0, 0))
         return w
 
-    def _new_broker(self, b: int) -> KRaftBroker:
+    def _add_brokers(self) -> None:
+        for b in range(1, self.scenario.brokers + 1):
+            self.brokers[b] = self._new_broker(b)
+            self.to_controller[b] = ()
+            self.to_broker[b] = ()
+            self.timer[b] = False
+            self.disk[b] = frozenset()
+            self.starts[b] = 0
+
+    @staticmethod
+    def _new_broker(b: int) -> KRaftBroker:
         return KRaftBroker(KRaftBrokerConfig(
             b, CLUSTER_ID, (BrokerEndpoint("PLAINTEXT", f"broker-{b}", 9092),),
             heartbeat_interval_ms=1, initial_registration_timeout_ms=1_000_000,
@@ -151,9 +155,13 @@ class KRaftWorld:
     def snapshot(self) -> KRaftWorld:
         """An independent copy to keep (the search keeps worlds, and applies each action to
         a copy of its own): the cores copy themselves, the world's parts are tuples."""
-        return KRaftWorld(
-            scenario=self.scenario, controllers=[c.copy() for c in self.controllers],
-            active=self.active, epoch=self.epoch, log=list(self.log),
+        return KRaftWorld(controllers=[c.copy() for c in self.controllers],
+                          **self._copied_fields())
+
+    def _copied_fields(self) -> dict[str, Any]:
+        """The world's own parts, copied (the controllers are the caller's)."""
+        return dict(
+            scenario=self.scenario, active=self.active, epoch=self.epoch, log=list(self.log),
             batch_ends=list(self.batch_ends), hw=self.hw,
             brokers={b: c.copy() for b, c in self.brokers.items()},
             to_controller=dict(self.to_controller), to_broker=dict(self.to_broker),
@@ -188,6 +196,9 @@ class KRaftWorld:
     def controller(self) -> QuorumController:
         return self.controllers[self.active]
 
+    def log_end(self) -> int:
+        return len(self.log)
+
     def pending(self) -> bool:
         """Something is still on its way: a message, an uncommitted batch, a live broker
         behind the committed log."""
@@ -198,27 +209,26 @@ class KRaftWorld:
 
     # -- actions ---------------------------------------------------------------------------
     def enabled_actions(self) -> list[KAction]:
-        out: list[KAction] = []
-        if self.hw < len(self.log) - 1:
-            out.append(KAction("commit"))
+        out = self._log_actions()
+        reachable = self._reachable()
         for b in sorted(self.brokers):
-            if self.to_controller[b]:
+            if self.to_controller[b] and reachable:
                 out.append(KAction("deliver-request", b))
             if self.to_broker[b]:
                 out.append(KAction("deliver-answer", b))
-            if self.alive(b) and self.brokers[b].metadata_offset < self.hw:
+            if self.alive(b) and self.brokers[b].metadata_offset < self._fetchable():
                 out.append(KAction("fetch", b))
             if self.alive(b) and self.timer[b] and (
                     self.brokers[b].state is not KRaftBrokerState.RUNNING
                     or self._lease_stale(b)):
                 out.append(KAction("heartbeat", b))
         for i in range(len(self.scenario.admin)):
-            if i not in self.admin_done:
+            if i not in self.admin_done and (reachable or self._admin_local(i)):
                 out.append(KAction("admin", i))
         budget = self.budgets.get
         if budget("ticks", 0) > 0:
             out.append(KAction("tick"))
-        if budget("failover", 0) > 0 and len(self.controllers) > 1:
+        if budget("failover", 0) > 0 and self._can_fail_over():
             out.append(KAction("failover"))
         for b in sorted(self.brokers):
             if budget("message_loss", 0) > 0:
@@ -234,7 +244,29 @@ class KRaftWorld:
                 out.append(KAction("start", b))
         if budget("isr_changes", 0) > 0:
             out += self._isr_changes()
-        return out
+        return out + self._controller_faults()
+
+    # -- what the log decides (the Raft-backed world, ``raft_world``, answers otherwise) ------
+    def _log_actions(self) -> list[KAction]:
+        return [KAction("commit")] if self.hw < len(self.log) - 1 else []
+
+    def _reachable(self) -> bool:
+        """A request delivered now reaches an active controller."""
+        return True
+
+    def _admin_local(self, i: int) -> bool:
+        """Admin step ``i`` needs no controller (a SIGTERM to a broker)."""
+        return self.scenario.admin[i].op == "controlled-shutdown"
+
+    def _fetchable(self) -> int:
+        """The last offset a broker's fetch can get."""
+        return self.hw
+
+    def _can_fail_over(self) -> bool:
+        return len(self.controllers) > 1
+
+    def _controller_faults(self) -> list[KAction]:
+        return []
 
     def _isr_changes(self) -> list[KAction]:
         """A leader's follower caught up (alive, replayed everything, usable in the
@@ -273,7 +305,7 @@ class KRaftWorld:
         return reg is None or reg.fenced or c.leases.get(b, -1) < self.now + SESSION
 
     def apply(self, a: KAction) -> None:
-        _APPLY[a.kind](self, a)
+        getattr(self, _APPLY[a.kind])(a)
 
     # -- the steps ---------------------------------------------------------------------------
     def _commit(self, _a: KAction) -> None:
@@ -491,14 +523,23 @@ class _BrokerPort:
 
 
 _APPLY = {
-    "commit": KRaftWorld._commit, "deliver-request": KRaftWorld._deliver_request,
-    "deliver-answer": KRaftWorld._deliver_answer, "fetch": KRaftWorld._fetch,
-    "heartbeat": KRaftWorld._heartbeat, "admin": KRaftWorld._admin, "tick": KRaftWorld._tick,
-    "failover": KRaftWorld._failover, "lose-request": KRaftWorld._lose_request,
-    "lose-answer": KRaftWorld._lose_answer, "crash": KRaftWorld._crash,
-    "restart": KRaftWorld._restart, "start": KRaftWorld._start,
-    "isr-change": KRaftWorld._isr_change,
+    "commit": "_commit", "deliver-request": "_deliver_request",
+    "deliver-answer": "_deliver_answer", "fetch": "_fetch", "heartbeat": "_heartbeat",
+    "admin": "_admin", "tick": "_tick", "failover": "_failover",
+    "lose-request": "_lose_request", "lose-answer": "_lose_answer", "crash": "_crash",
+    "restart": "_restart", "start": "_start", "isr-change": "_isr_change",
+    "replicate": "_replicate", "elect": "_elect", "crash-controller": "_crash_controller",
+    "restart-controller": "_restart_controller",
 }
+"""Action kind -> the method that takes it (looked up on the world: the Raft-backed world
+overrides the log's)."""
+
+def new_controller(i: int) -> QuorumController:
+    """Controller ``i`` (node id 3000 + i), fresh."""
+    return QuorumController(QuorumControllerConfig(
+        node_id=3000 + i, cluster_id=CLUSTER_ID, session_timeout_ms=SESSION,
+        default_replication_factor=3))
+
 
 def _value(x: Any) -> Any:
     """A hashable, canonical form of one field of a core: images as their snapshots, maps
