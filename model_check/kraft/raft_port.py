@@ -41,8 +41,7 @@ class VoterPort(_ControllerPort):
                 self.w._reach("record", type(r).__name__)
 
     def flush(self, e: fx.Flush) -> None:
-        due = self.w.flush_due
-        due[self.i] = max(due.get(self.i, 0), e.end_offset)
+        self.w.flush_due.append((self.i, e.end_offset))
 
     def truncate_to(self, e: fx.TruncateTo) -> None:
         self.w.logs[self.i] = self.w.logs[self.i].truncated(e.offset)

@@ -4,8 +4,9 @@ by the real glue ``ControllerOnRaft`` -- over this world's port. Brokers, their 
 and the broker faults are ``KRaftWorld``'s; what changes is the log.
 
 * **Each voter's log** is a ``VoterLog`` (batches, log start, snapshot, ``quorum-state``).
-  Every Raft effect on it is carried out at once, ``Flush`` included: the node hears
-  ``Flushed`` right after the event that asked for it, before anything else happens
+  Every Raft effect on it is carried out at once, ``Flush`` included: the node hears one
+  ``Flushed`` per ``Flush``, in order, right after the event that asked for them, before
+  anything else happens
   (crashes between an append and its fsync are the Raft world's, ``model_check.raft``; this
   world checks the controller on top of the real Raft).
 * **The network** is one FIFO of (source, destination, message) between voters.
@@ -34,6 +35,11 @@ and the broker faults are ``KRaftWorld``'s; what changes is the log.
   the records of the Raft leader's log from its offset up to the leader's high watermark,
   control records included (they take offsets; the broker skips them).
 
+* **Time** reaches every live controller as ``Tick`` (standbys too: the glue hands a new active
+  controller the time it last heard, for its brokers' fresh leases). Raft events carry
+  ``now_ms`` 0: the core reads time only for DescribeQuorum's lags, which nothing here reads,
+  and a fetch's time in the node's state would split states that differ in nothing else.
+
 ``trace`` (the transcript tests' hook) is not told of the cores' steps in this world.
 """
 
@@ -43,7 +49,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fsm.kraft.broker.events import ControllerUnreachable, MetadataFetched
-from fsm.kraft.controller.events import ControllerRequest
+from fsm.kraft.controller.events import ControllerRequest, Tick
 from fsm.kraft.controller.quorum_controller import QuorumController
 from fsm.kraft.on_raft import ControllerOnRaft
 from fsm.raft.config import RaftConfig
@@ -82,8 +88,9 @@ class KRaftRaftWorld(KRaftWorld):
     """(source index, destination index, message), oldest first."""
     incoming: tuple[tuple[int, Any, tuple[Any, ...]], ...] = ()
     """(voter, snapshot id, records so far) of the snapshots being fetched."""
-    flush_due: dict[int, int] = field(default_factory=dict, compare=False)
-    """Flushes asked for during the current event (empty between steps)."""
+    flush_due: list[tuple[int, int]] = field(default_factory=list, compare=False)
+    """(voter, end offset) of the flushes asked for during the current event, in order (empty
+    between steps): each is answered by its own ``Flushed``, as the core counts them."""
 
     # -- construction ------------------------------------------------------------------------
     @staticmethod
@@ -110,7 +117,8 @@ class KRaftRaftWorld(KRaftWorld):
         self.voters[i] = ControllerOnRaft(raft, controller, VoterPort(self, i),
                                           self.scenario.snapshot_every)
         self.controllers[i] = controller
-        self._voter(i, RaftStart(self.now))
+        self._voter(i, RaftStart())
+        self._voter(i, Tick(self.now))
 
     def snapshot(self) -> KRaftRaftWorld:
         other = KRaftRaftWorld(controllers=[], logs=list(self.logs), net=self.net,
@@ -217,7 +225,7 @@ class KRaftRaftWorld(KRaftWorld):
                 continue  # to a crashed process: lost
             if isinstance(message, FetchSnapshotResponse) and message.chunk is not None:
                 self._receive_chunk(dst, message)
-            self._voter(dst, Received(BASE_ID + src, message, self.now))
+            self._voter(dst, Received(BASE_ID + src, message))
         raise AssertionError(f"replicate did not settle in {MAX_DELIVERIES} deliveries")
 
     def _elect(self, a: KAction) -> None:
@@ -228,7 +236,7 @@ class KRaftRaftWorld(KRaftWorld):
         self._spend("failover")
         old = self.leader()
         assert old is not None, "failover with no leader"
-        self._voter(old, Resign(self.now))
+        self._voter(old, Resign())
         n = len(self.voters)
         candidate = old
         for _ in range(2 * n):
@@ -241,6 +249,13 @@ class KRaftRaftWorld(KRaftWorld):
                 return
         raise AssertionError(f"no controller active after failover from voter {old} "
                              f"(leader: {self.leader()})")
+
+    def _tick(self, _a: KAction) -> None:
+        self._spend("ticks")
+        self.now += 1
+        for i, glue in enumerate(self.voters):
+            if glue is not None:
+                self._voter(i, Tick(self.now))
 
     def _crash_controller(self, a: KAction) -> None:
         self._spend("controller_crash")
@@ -282,7 +297,7 @@ class KRaftRaftWorld(KRaftWorld):
         kind = self._election_timer(i)
         if kind is None:
             raise AssertionError(f"voter {i} has no election or fetch timer armed")
-        self._voter(i, TimerFired(kind, -1, self.now))
+        self._voter(i, TimerFired(kind, -1))
 
     def _receive_chunk(self, i: int, m: FetchSnapshotResponse) -> None:
         so_far: tuple[Any, ...] = ()
@@ -336,9 +351,10 @@ class KRaftRaftWorld(KRaftWorld):
         assert glue is not None, f"an event to crashed voter {i}"
         glue.process(event)
         for _ in range(MAX_FLUSHES):
-            end = self.flush_due.pop(i, None)
-            if end is None:
+            if not self.flush_due:
                 break
+            who, end = self.flush_due.pop(0)
+            assert who == i, f"voter {who} flushed during voter {i}'s event"
             glue.process(Flushed(end))
         else:
             raise AssertionError(f"voter {i} keeps asking for flushes")

@@ -3,8 +3,9 @@ unfenced, and the scenario's topics are created, each phase run to quiescence by
 progress policy (commit, deliver, fetch, and heartbeats of brokers not yet running) -- the
 cluster a person would have before the faults begin. One fixed path, checked step by step.
 On the Raft log (``log = "raft"``) the setup first elects voter 0 (``elect 0``: its election
-timer fires, the voters' messages are delivered until none is left); its controller becomes
-active once its epoch's LeaderChange record is committed."""
+timer fires, the voters' messages are delivered until none is left; a lone voter leads from
+its start); its controller becomes active once its epoch's LeaderChange record is
+committed."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from fsm.kraft.broker_lifecycle_states import KRaftBrokerState
 from fsm.kraft.controller import requests as rq
 from fsm.kraft.controller.events import ControllerRequest
 from fsm.kraft.records.uuid import uuid_of
-from model_check.kraft.raft_world import new_world
+from model_check.kraft.raft_world import KRaftRaftWorld, new_world
 from model_check.kraft.scenario import KRaftScenario
 from model_check.kraft.world import KAction, KRaftWorld
 
@@ -67,7 +68,7 @@ def setup(scenario: KRaftScenario, check_state: Callable[[Any], Any],
                 return bad
         raise AssertionError(f"the KRaft setup did not settle in {MAX_SETUP_STEPS} steps")
 
-    if found is None and scenario.log == "raft":
+    if found is None and isinstance(w, KRaftRaftWorld) and w.leader() is None:
         found = step(KAction("elect", 0), lambda: w.apply(KAction("elect", 0)))
     if found is None and scenario.init == "running":
         for b in sorted(w.brokers):

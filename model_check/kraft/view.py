@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from fsm.kraft.broker.replicas import Role
 from invariants.kraft import BrokerFacts, ControllerFacts, KRaftView
+from model_check.kraft.raft_world import KRaftRaftWorld
 from model_check.kraft.world import KRaftWorld
 
 
 def view_of(w: KRaftWorld) -> KRaftView:
-    controllers = tuple(ControllerFacts(i, c.active, c.committed_offset, c.committed, c.image)
+    controllers = tuple(ControllerFacts(i, c.active, _replayed_to(w, i), c.committed, c.image)
                         for i, c in enumerate(w.controllers))
     brokers = []
     for b in sorted(w.brokers):
@@ -19,3 +20,12 @@ def view_of(w: KRaftWorld) -> KRaftView:
                                    core.broker_epoch, core.metadata_offset, core.image, leaders))
     return KRaftView(w.hw, w.log_end(), tuple(w.log[:w.hw + 1]), w.controller.committed,
                      controllers, tuple(brokers), w.pending())
+
+
+def _replayed_to(w: KRaftWorld, i: int) -> int:
+    """The last offset controller ``i`` has replayed. On the Raft log its glue knows better
+    than the controller: the glue skips the quorum's control batches (a standby's
+    ``committed_offset`` stays below a LeaderChange it passed), but has applied them."""
+    c = w.controllers[i]
+    glue = w.voters[i] if isinstance(w, KRaftRaftWorld) else None
+    return c.committed_offset if glue is None else max(c.committed_offset, glue.applied - 1)
