@@ -33,7 +33,9 @@ and the broker faults are ``KRaftWorld``'s; what changes is the log.
   loses leadership answers what it held back with NOT_CONTROLLER (the core's rule).
 * **Brokers** are the log's observers (KIP-595) but not Raft nodes here: ``fetch`` hands one
   the records of the Raft leader's log from its offset up to the leader's high watermark,
-  control records included (they take offsets; the broker skips them).
+  control records included (they take offsets; the broker skips them). The broker core loads
+  no snapshots yet: records the leader's log has deleted below its snapshot (with
+  ``snapshot_every``) come from the world's committed log instead.
 
 * **Time** reaches every live controller as ``Tick`` (standbys too: the glue hands a new active
   controller the time it last heard, for its brokers' fresh leases). Raft events carry
@@ -51,12 +53,13 @@ from typing import Any
 from fsm.kraft.broker.events import ControllerUnreachable, MetadataFetched
 from fsm.kraft.controller.events import ControllerRequest, Tick
 from fsm.kraft.controller.quorum_controller import QuorumController
+from fsm.kraft.image import MetadataImage, image_from_records
 from fsm.kraft.on_raft import ControllerOnRaft
 from fsm.raft.config import RaftConfig
 from fsm.raft.effects import ELECTION, FETCH
 from fsm.raft.events import Flushed, Received, Resign, TimerFired
 from fsm.raft.events import Start as RaftStart
-from fsm.raft.messages import FetchSnapshotResponse
+from fsm.raft.messages import FetchSnapshotResponse, LeaderChange
 from fsm.raft.roles import RaftRole
 from model_check.kraft.raft_log import VoterLog
 from model_check.kraft.raft_port import VoterPort, new_node
@@ -160,6 +163,13 @@ class KRaftRaftWorld(KRaftWorld):
             return self.controllers[self.active]
         return max(self.controllers, key=lambda c: c.committed_offset)
 
+    def committed_image(self) -> MetadataImage:
+        """The active controller's committed image; with none active, the committed log's
+        (its metadata records replayed afresh)."""
+        if self.active >= 0:
+            return self.controllers[self.active].committed
+        return image_from_records([r for r in self.log if not isinstance(r, LeaderChange)])
+
     def log_end(self) -> int:
         lead = self.leader()
         return self.logs[lead].end if lead is not None else len(self.log)
@@ -210,7 +220,8 @@ class KRaftRaftWorld(KRaftWorld):
         assert lead is not None, "fetch with no leader"
         base = self.brokers[a.target].metadata_offset + 1
         end = self.voters[lead].raft.high_watermark
-        records = self.logs[lead].records(base, end)
+        start = max(base, self.logs[lead].start)  # below: in the leader's snapshot
+        records = tuple(self.log[base:start]) + self.logs[lead].records(start, end)
         if len(records) != end - base:
             raise AssertionError(f"the leader's log holds {len(records)} records of "
                                  f"[{base}, {end})")

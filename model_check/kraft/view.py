@@ -18,7 +18,7 @@ def view_of(w: KRaftWorld) -> KRaftView:
                         if rep.role is Role.LEADER)
         brokers.append(BrokerFacts(b, w.alive(b), core.state.value, core.incarnation_id,
                                    core.broker_epoch, core.metadata_offset, core.image, leaders))
-    return KRaftView(w.hw, w.log_end(), tuple(w.log[:w.hw + 1]), w.controller.committed,
+    return KRaftView(w.hw, w.log_end(), tuple(w.log[:w.hw + 1]), w.committed_image(),
                      controllers, tuple(brokers), w.pending())
 
 

@@ -196,6 +196,9 @@ class KRaftWorld:
     def controller(self) -> QuorumController:
         return self.controllers[self.active]
 
+    def committed_image(self) -> MetadataImage:
+        return self.controller.committed
+
     def log_end(self) -> int:
         return len(self.log)
 

@@ -216,3 +216,22 @@ def test_each_flush_is_answered_by_its_own_flushed() -> None:
     assert w.active >= 0
     w.apply(KAction("failover"))
     assert w.active >= 0
+
+
+def test_a_restarted_controller_behind_the_log_start_installs_the_leaders_snapshot() -> None:
+    scenario = replace(_scenario(3, controller_crash=1, controller_restart=1),
+                       snapshot_every=2)
+    w = start(scenario).snapshot
+    w.apply(KAction("crash-controller", 2))
+    for name in ("n1", "n2", "n3"):
+        _create(w, name)
+        w.apply(KAction("replicate"))
+    lead = w.leader()
+    assert w.logs[lead].start > w.logs[2].end  # voter 2's next offset is deleted
+    w.apply(KAction("restart-controller", 2))
+    w.apply(KAction("replicate"))
+    assert w.logs[2].snapshot_id is not None and w.logs[2].start == w.logs[2].snapshot_id.offset
+    assert w.logs[2].end == w.logs[lead].end
+    assert w.controllers[2].committed == w.controller.committed
+    assert w.controllers[2].committed.topic("n3") is not None
+    assert view_of(w).controllers[2].committed_offset == w.hw
