@@ -17,7 +17,7 @@ from model_check.kraft.world import KAction, KRaftWorld
 from model_check.objects.kind import Found, Reached, Start, WorldKind
 
 FAULTS = frozenset({"tick", "failover", "lose-request", "lose-answer", "crash", "restart",
-                    "isr-change"})
+                    "isr-change", "crash-controller", "restart-controller"})
 """The actions random walks weight as faults."""
 
 
@@ -43,7 +43,8 @@ def start(scenario: KRaftScenario, reached: Reached | None = None) -> Start:
 
 
 def _title(sc: KRaftScenario) -> str:
-    return f"KRaft: {sc.brokers} brokers, {sc.controllers} controllers on an in-memory log"
+    log = "as Raft voters" if sc.log == "raft" else "on an in-memory log"
+    return f"KRaft: {sc.brokers} brokers, {sc.controllers} controllers {log}"
 
 
 def _watch(world: KRaftWorld, reached: Reached | None) -> None:

@@ -80,6 +80,8 @@ MAX_DELIVERIES = 2000
 MAX_NETWORK = 64
 """Messages in flight at once: more is a bug (a node that floods)."""
 MAX_FLUSHES = 16
+_GLUE_REBUILT = frozenset({"raft_driver", "controller_driver", "port", "_queue"})
+"""A glue's parts that are not values: made again by ``ControllerOnRaft.copy``."""
 
 
 @dataclass
@@ -135,6 +137,27 @@ class KRaftRaftWorld(KRaftWorld):
                 other.voters.append(twin)
                 other.controllers.append(twin.controller)
         return other
+
+    def __getstate__(self) -> dict[str, Any]:
+        """For pickle (the Spark engine ships worlds between processes): a glue's drivers
+        are closures over it, so each glue travels as its plain fields and is made again,
+        with its port, by its own ``copy`` on arrival."""
+        state = dict(self.__dict__)
+        state["voters"] = [None if g is None else {k: v for k, v in g.__dict__.items()
+                                                    if k not in _GLUE_REBUILT}
+                           for g in self.voters]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        for i, fields in enumerate(state["voters"]):
+            if fields is None:
+                continue
+            bare = ControllerOnRaft.__new__(ControllerOnRaft)
+            bare.__dict__.update(fields)
+            glue = bare.copy(VoterPort(self, i))
+            self.voters[i] = glue
+            self.controllers[i] = glue.controller
 
     def key(self) -> int:
         canon = (self.active, self.epoch, self.hw, tuple(self.logs), self.net, self.incoming,

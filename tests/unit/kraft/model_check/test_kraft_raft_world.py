@@ -235,3 +235,17 @@ def test_a_restarted_controller_behind_the_log_start_installs_the_leaders_snapsh
     assert w.controllers[2].committed == w.controller.committed
     assert w.controllers[2].committed.topic("n3") is not None
     assert view_of(w).controllers[2].committed_offset == w.hw
+
+
+def test_a_world_travels_by_pickle_and_behaves_the_same() -> None:
+    """The Spark engine ships worlds between processes by pickle."""
+    import pickle
+
+    w = _running(controllers=3, failover=1)
+    _create(w, "n")
+    twin = pickle.loads(pickle.dumps(w, protocol=5))
+    assert twin.key() == w.key()
+    assert all(twin.controllers[i] is twin.voters[i].controller for i in range(3))
+    for world in (w, twin):
+        world.apply(KAction("failover"))
+    assert twin.key() == w.key() and twin.active == w.active != 0
