@@ -35,6 +35,10 @@ from model_check.kraft.scenario import KRaftScenarioError
 from model_check.kraft.scenario import names as kraft_scenarios
 from model_check.memory import rss_mib_text
 from model_check.progress import Progress
+from model_check.raft import command as raft_command
+from model_check.raft.mutants import RAFT_MUTANTS
+from model_check.raft.scenario import RaftScenarioError
+from model_check.raft.scenario import names as raft_scenarios
 from model_check.scenario import ScenarioError, load
 from model_check.search import Level, Options, Result, bfs
 from model_check.spark import cli as spark_cli
@@ -60,7 +64,7 @@ def _checks() -> checks_mod.Checks:
 def _list_mutants(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
-    for m in mutants.MUTANTS + KRAFT_MUTANTS:
+    for m in mutants.MUTANTS + KRAFT_MUTANTS + RAFT_MUTANTS:
         click.echo(m.line())
     ctx.exit(0)
 
@@ -80,7 +84,8 @@ def check_command(outputs_complete: Callable[[], None] = _nothing) -> click.Comm
     @click.option("--list-mutants", is_flag=True, expose_value=False, is_eager=True,
                   callback=_list_mutants, help="List the historic-bug mutants and exit.")
     @click.option("--mutant", type=click.Choice(mutants.names()
-                                                + [m.name for m in KRAFT_MUTANTS]),
+                                                + [m.name for m in KRAFT_MUTANTS]
+                                                + [m.name for m in RAFT_MUTANTS]),
                   help="Check the core with this historic bug put back (see --list-mutants).")
     @click.option("--engine", type=click.Choice(ENGINES), default="local", show_default=True,
                   help="Where the search runs (for spark, see --master and --partitions).")
@@ -138,6 +143,13 @@ def _check(outputs_complete: Callable[[], None], scenario: str, mutant: str | No
         _check_kraft(scenario, mutant, engine, json_out, max_states, depth, trace_out, random_,
                      steps, seed, symmetry, graph_out, coverage_on)
         return
+    if raft_command.is_raft(scenario):
+        _check_raft(scenario, mutant, engine, json_out, max_states, depth, trace_out, random_,
+                    steps, seed, symmetry, graph_out, coverage_on)
+        return
+    if mutant and mutant.startswith("raft-"):
+        _fail(f"{mutant} is a Raft mutant: check it on a Raft scenario "
+              f"({', '.join(raft_scenarios())})")
     if mutant and mutant.startswith("kraft-"):
         _fail(f"{mutant} is a KRaft mutant: check it on a KRaft scenario "
               f"({', '.join(kraft_scenarios())})")
@@ -240,6 +252,25 @@ def _check_kraft(scenario: str, mutant: str | None, engine: str, json_out: Path 
         code = kraft_command.run(console, scenario, mutant, depth, max_states, random_, steps,
                                  seed, json_out, trace_out, coverage_on)
     except KRaftScenarioError as e:
+        _fail(str(e))
+        return
+    sys.exit(code)
+
+
+def _check_raft(scenario: str, mutant: str | None, engine: str, json_out: Path | None,
+                max_states: int | None, depth: int | None, trace_out: Path, random_: bool,
+                steps: int, seed: int, symmetry: bool | None, graph_out: Path | None,
+                coverage_on: bool) -> None:
+    if engine == "spark" or symmetry or graph_out:
+        _fail("Raft scenarios run with --engine local, without --symmetry and --graph")
+    if mutant and not mutant.startswith("raft-"):
+        _fail(f"{mutant} is not a Raft mutant; Raft mutants: "
+              f"{', '.join(m.name for m in RAFT_MUTANTS)}")
+    console = Console(highlight=False, soft_wrap=True, stderr=to_stdout(json_out))
+    try:
+        code = raft_command.run(console, scenario, mutant, depth, max_states, random_, steps,
+                                seed, json_out, trace_out, coverage_on)
+    except RaftScenarioError as e:
         _fail(str(e))
         return
     sys.exit(code)

@@ -1,6 +1,6 @@
-"""Seeded random walks of every shipped scenario (ZooKeeper mode's and KRaft mode's), over a
-range of seeds: one row per
-(scenario, seed), exit 1 when any walk finds a violation.
+"""Seeded random walks of every shipped scenario (ZooKeeper mode's, KRaft mode's and the Raft
+quorum's), over a range of seeds: one row per (scenario, seed), exit 1 when any walk finds a
+violation.
 
     .venv/bin/python scripts/walk_all.py                      # seeds 1-20, 100,000 steps each
     .venv/bin/python scripts/walk_all.py --seeds 1-3 --steps 20000 --scenario deep
@@ -33,7 +33,11 @@ from model_check.kraft import walk as kraft_walk  # noqa: E402
 from model_check.kraft.scenario import load_kraft  # noqa: E402
 from model_check.kraft.scenario import names as kraft_names  # noqa: E402
 from model_check.kraft.search import replay as kraft_replay  # noqa: E402
+from model_check.objects import walk as object_walk  # noqa: E402
+from model_check.objects.search import trace_lines  # noqa: E402
 from model_check.progress import Progress  # noqa: E402
+from model_check.raft.kind import RAFT  # noqa: E402
+from model_check.raft.scenario import names as raft_names  # noqa: E402
 from model_check.scenario import load, shipped_names  # noqa: E402
 from model_check.walk import walks  # noqa: E402
 
@@ -56,6 +60,8 @@ def one(job: tuple[str, int, int, str]) -> dict:
     name, seed, steps, trace_out = job
     if name in kraft_names():
         return one_kraft(name, seed, steps, trace_out)
+    if name in raft_names():
+        return one_raft(name, seed, steps, trace_out)
     sc = load(name)
     r = walks(sc, default_checks(), steps, seed)
     row = {"scenario": name, "seed": seed, "verdict": r.verdict, "steps": r.states_generated,
@@ -86,13 +92,30 @@ def one_kraft(name: str, seed: int, steps: int, trace_out: str) -> dict:
     return row
 
 
+def one_raft(name: str, seed: int, steps: int, trace_out: str) -> dict:
+    """A Raft scenario's walks (``kcontrol check raft-... --random``)."""
+    sc = RAFT.load(name)
+    r = object_walk.walks(RAFT, sc, steps, seed)
+    row = {"scenario": name, "seed": seed, "verdict": r.verdict, "steps": r.states_generated,
+           "distinct": r.distinct_states, "deepest": r.depth, "seconds": round(r.seconds, 2)}
+    if r.violation is not None:
+        v = r.violation
+        out = Path(trace_out)
+        out.mkdir(parents=True, exist_ok=True)
+        path = out / f"{name}-random-{seed}-{v.invariant}.txt"
+        path.write_text("\n".join(trace_lines(RAFT, sc, v.path)) + "\n")
+        row["violation"] = f"{v.invariant}: {v.detail}"
+        row["trace"] = str(path)
+    return row
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=seed_range, default=seed_range("1-20"),
                     help="seeds: 1-20 (default), 1,4,7 or 5")
     ap.add_argument("--steps", type=int, default=100_000,
                     help="steps per scenario and seed (default 100,000)")
-    ap.add_argument("--scenario", action="append", choices=shipped_names() + kraft_names(),
+    ap.add_argument("--scenario", action="append", choices=shipped_names() + kraft_names() + raft_names(),
                     help="only this scenario (repeatable; default: every shipped one)")
     ap.add_argument("--jobs", type=int, default=max(1, multiprocessing.cpu_count()),
                     help="walks run at once (default: the CPU count)")
@@ -102,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.steps < 1 or args.jobs < 1:
         ap.error("--steps and --jobs must be at least 1")
-    names = args.scenario or shipped_names() + kraft_names()
+    names = args.scenario or shipped_names() + kraft_names() + raft_names()
     jobs = [(n, s, args.steps, args.trace_out) for n in names for s in args.seeds]
     print(f"{len(jobs)} walks: {len(names)} scenarios x {len(args.seeds)} seeds, "
           f"{args.steps} steps each, {args.jobs} at once", flush=True)

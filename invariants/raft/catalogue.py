@@ -43,6 +43,11 @@ def two_voters_applied(view: RaftView) -> bool:
     return sum(1 for v in view.voters if v.applied) >= 2
 
 
+def a_leader_that_heard(view: RaftView) -> bool:
+    """A live leader has been delivered a message carrying an epoch."""
+    return any(v.heard > 0 for v in _leaders(view))
+
+
 def a_commit(view: RaftView) -> bool:
     """Some entry has been reported committed."""
     return bool(view.committed)
@@ -55,12 +60,17 @@ def a_high_watermark(view: RaftView) -> bool:
 
 def a_high_watermark_in_both(before: RaftView, after: RaftView) -> bool:
     """A voter alive before and after the step had a high watermark above 0."""
-    return any(b.alive and b.hw > 0 and after.voter(b.node_id).alive for b in before.voters)
+    return any(b.alive and b.hw > 0 and a.alive for b, a in _pairs(before, after))
 
 
 def a_durable_epoch(before: RaftView, after: RaftView) -> bool:
     """A voter's durable quorum-state names an epoch above 0 before the step."""
     return any(b.quorum_epoch > 0 for b in before.voters)
+
+
+def _pairs(before: RaftView, after: RaftView) -> zip[tuple[VoterFacts, VoterFacts]]:
+    """Each voter before and after the step (both views list the voters in one order)."""
+    return zip(before.voters, after.voters, strict=True)
 
 
 def a_durable_vote(before: RaftView, after: RaftView) -> bool:
@@ -119,6 +129,18 @@ def leader_completeness(view: RaftView) -> Iterator[str]:
                 yield (f"leader {v.node_id} of epoch {v.epoch} holds {_show(v.entries.get(offset))}"
                        f" at offset {offset}, committed as {_show((epoch, record))} in "
                        f"epoch {commit_epoch}")
+
+
+@invariant(STATE, "KIP-595 (a higher epoch fences the leader)", premise=a_leader_that_heard)
+def leaders_step_down_on_a_higher_epoch(view: RaftView) -> Iterator[str]:
+    """A live leader leads an epoch at least as high as any epoch a message delivered to it
+    carried: every request and response names its sender's epoch, and a leader that hears a
+    higher one steps down at once (to follow, vote or wait). A leader that stays on keeps
+    accepting writes no quorum will take and answers fetches as a deposed leader."""
+    for v in _leaders(view):
+        if v.heard > v.epoch:
+            yield (f"voter {v.node_id} still leads epoch {v.epoch} after hearing of epoch "
+                   f"{v.heard}")
 
 
 @invariant(STATE, "Raft's state machine safety", premise=two_voters_applied)
@@ -197,8 +219,7 @@ def high_watermark_never_moves_back(before: RaftView, after: RaftView) -> Iterat
     """A node's high watermark never moves back while its process lives (a leader's as it
     counts its followers, a follower's as it learns the leader's): what was exposed as
     committed stays exposed. A crash resets the process, not the log."""
-    for b in before.voters:
-        a = after.voter(b.node_id)
+    for b, a in _pairs(before, after):
         if b.alive and a.alive and a.hw < b.hw:
             yield (f"voter {b.node_id} ({b.role} -> {a.role}) high watermark {b.hw} -> "
                    f"{a.hw}")
@@ -209,8 +230,7 @@ def high_watermark_never_moves_back(before: RaftView, after: RaftView) -> Iterat
 def durable_epoch_never_decreases(before: RaftView, after: RaftView) -> Iterator[str]:
     """A voter's durable epoch (its quorum-state) never decreases, crash or not: a voter that
     forgot an epoch could vote in it again or follow a deposed leader."""
-    for b in before.voters:
-        a = after.voter(b.node_id)
+    for b, a in _pairs(before, after):
         if a.quorum_epoch < b.quorum_epoch:
             yield f"voter {b.node_id}'s durable epoch {b.quorum_epoch} -> {a.quorum_epoch}"
 
@@ -222,8 +242,7 @@ def durable_vote_never_changes(before: RaftView, after: RaftView) -> Iterator[st
     for another candidate in that epoch (it may drop the vote when it learns the epoch's
     leader, as Kafka's quorum-state does): a second vote in one epoch could elect two
     leaders."""
-    for b in before.voters:
-        a = after.voter(b.node_id)
+    for b, a in _pairs(before, after):
         if (b.voted_id != -1 and a.quorum_epoch == b.quorum_epoch
                 and a.voted_id not in (-1, b.voted_id)):
             yield (f"voter {b.node_id} voted for {b.voted_id} in epoch {b.quorum_epoch}, then "
@@ -231,7 +250,8 @@ def durable_vote_never_changes(before: RaftView, after: RaftView) -> Iterator[st
 
 
 CATALOGUE: tuple[Invariant, ...] = (
-    one_leader_per_epoch, log_matching, leader_completeness, state_machine_safety,
+    one_leader_per_epoch, log_matching, leader_completeness,
+    leaders_step_down_on_a_higher_epoch, state_machine_safety,
     one_committed_entry_per_offset, high_watermark_within_durable_majority,
     committed_never_lost, high_watermark_never_moves_back, durable_epoch_never_decreases,
     durable_vote_never_changes,

@@ -27,6 +27,7 @@ class VoterFacts:
     entries: Mapping[int, Entry]
     durable: Mapping[int, Entry]
     applied: tuple[Entry, ...]  # what its state machine applied, by offset (ever)
+    heard: int = 0  # the highest epoch a message delivered to this process carried
 
 
 @dataclass(frozen=True)

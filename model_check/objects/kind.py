@@ -69,6 +69,7 @@ class WorldKind:
 
 KINDS: dict[str, str] = {
     "kraft": "model_check.kraft.kind:KRAFT",
+    "raft": "model_check.raft.kind:RAFT",
 }
 """Every kind, by name: ``module:attribute`` of its ``WorldKind``."""
 

@@ -1,7 +1,7 @@
 """The world's one binding to the Raft core (``fsm.raft.core.RaftNode``) and its driver
-(``fsm.raft.driver.RaftDriver``): how a node is made, driven through a port, and written
-canonically for the state's key. ``NODE_FACTORY`` may be replaced (the world's own unit
-tests drive scripted nodes through it)."""
+(``fsm.raft.driver.RaftDriver``): how a node is made, driven through the world's port, and
+written canonically for the state's key. ``NODE_FACTORY`` may be replaced (the world's own
+unit tests drive scripted nodes through it)."""
 
 from __future__ import annotations
 
@@ -9,15 +9,15 @@ from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import Any
 
-from fsm.raft import effects as fx
 from fsm.raft.config import RaftConfig
+from fsm.raft.driver import RaftDriver
 from fsm.raft.log_summary import LogSummary, QuorumState
 
 
 def _real_node(config: RaftConfig, summary: LogSummary, state: QuorumState) -> Any:
     from fsm.raft.core import RaftNode
 
-    return RaftNode(config, summary, state)
+    return RaftNode(config, state, summary)
 
 
 NODE_FACTORY: list[Callable[[RaftConfig, LogSummary, QuorumState], Any]] = [_real_node]
@@ -28,34 +28,9 @@ def new_node(config: RaftConfig, summary: LogSummary, state: QuorumState) -> Any
     return NODE_FACTORY[0](config, summary, state)
 
 
-EFFECTS: dict[type, Callable[[Any, Any], None]] = {
-    fx.PersistQuorumState: lambda p, e: p.persist_quorum_state(e),
-    fx.AppendBatches: lambda p, e: p.append_batches(e),
-    fx.Flush: lambda p, e: p.flush(e),
-    fx.TruncateTo: lambda p, e: p.truncate_to(e),
-    fx.InstallSnapshot: lambda p, e: p.install_snapshot(e),
-    fx.DeleteBefore: lambda p, e: p.delete_before(e),
-    fx.Send: lambda p, e: p.send(e),
-    fx.SendRecords: lambda p, e: p.send_records(e),
-    fx.SendSnapshotChunk: lambda p, e: p.send_snapshot_chunk(e),
-    fx.ArmTimer: lambda p, e: p.arm_timer(e),
-    fx.CancelTimer: lambda p, e: p.cancel_timer(e),
-    fx.RoleChanged: lambda p, e: p.role_changed(e),
-    fx.HighWatermark: lambda p, e: p.high_watermark(e),
-    fx.AppendRefused: lambda p, e: p.append_refused(e),
-}
-"""Effect class -> the world port's call (used until the core's driver is on main)."""
-
-MAX_EFFECTS = 10_000
-
-
 def drive(step: Callable[[Any], Sequence[Any]], port: Any, event: Any) -> None:
-    """One event to the node, its effects in order to ``port``."""
-    effects = step(event)
-    if len(effects) > MAX_EFFECTS:
-        raise AssertionError(f"{len(effects)} effects from one event: a loop")
-    for e in effects:
-        EFFECTS[type(e)](port, e)
+    """One event to the node, its effects in order to ``port`` (the core's own driver)."""
+    RaftDriver(step, port).process(event)
 
 
 def node_key(node: Any) -> Any:

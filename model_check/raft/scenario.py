@@ -5,10 +5,15 @@
     depth = 14               # the breadth-first bound (after the start)
     max_states = 500000      # a safety bound on distinct states
     max_in_flight = 8        # messages in the network at once; a send beyond it is dropped
+    max_batches_per_fetch = 64  # the voters' RaftConfig: batches in one Fetch answer
+    init = "empty"           # or "leader": voter 1 elected and settled before the search
+    records = 0              # with init = "leader": records appended and settled too
+    setup = ["timer fetch fires on voter 2", "settle"]   # then these steps (setup.py)
 
     [budgets]                # how often each action may happen on one path
     timeouts = 1             # an election or fetch timer fires (a voter stands for election)
     resends = 0              # a per-destination request timer fires (the request is resent)
+    parked = 0               # a leader's parked (long-poll) fetch is answered at its deadline
     appends = 1              # the state machine hands the leader one record
     snapshots = 0            # a voter snapshots its applied prefix
     resigns = 0              # the leader resigns (graceful shutdown)
@@ -28,9 +33,11 @@ from pathlib import Path
 
 RAFT_SCENARIO_DIR = Path(__file__).resolve().parents[2] / "specs" / "scenarios" / "raft"
 
-BUDGETS = ("timeouts", "resends", "appends", "snapshots", "resigns", "crashes", "restarts",
+BUDGETS = ("timeouts", "resends", "parked", "appends", "snapshots", "resigns", "crashes", "restarts",
            "message_loss", "duplicates")
-_TOP = {"description", "voters", "depth", "max_states", "max_in_flight", "budgets"}
+_TOP = {"description", "voters", "depth", "max_states", "max_in_flight",
+        "max_batches_per_fetch", "init", "records", "setup", "budgets"}
+INITS = ("empty", "leader")
 
 
 class RaftScenarioError(ValueError):
@@ -46,6 +53,10 @@ class RaftScenario:
     max_states: int = 500_000
     max_in_flight: int = 8
     budgets: dict[str, int] = field(default_factory=dict)
+    max_batches_per_fetch: int = 64
+    init: str = "empty"
+    records: int = 0
+    setup: tuple[str, ...] = ()
 
     @property
     def node_ids(self) -> tuple[int, ...]:
@@ -87,9 +98,23 @@ def load_raft(name_or_path: str) -> RaftScenario:
                                 f"(have: {list(BUDGETS)})")
     for k, v in budgets.items():
         _count(path, f"budgets.{k}", v, 0)
+    init = data.get("init", "empty")
+    if init not in INITS:
+        raise RaftScenarioError(f"{path}: init must be one of {list(INITS)}, not {init!r}")
+    records = _count(path, "records", data.get("records", 0), 0)
+    if records and init != "leader":
+        raise RaftScenarioError(f"{path}: records = {records} needs init = \"leader\"")
     return RaftScenario(
         path.stem, str(data.get("description", "")),
         _count(path, "voters", data.get("voters", 3), 1),
         _count(path, "depth", data.get("depth", 12), 0),
         _count(path, "max_states", data.get("max_states", 500_000), 1),
-        _count(path, "max_in_flight", data.get("max_in_flight", 8), 1), budgets)
+        _count(path, "max_in_flight", data.get("max_in_flight", 8), 1), budgets,
+        _count(path, "max_batches_per_fetch", data.get("max_batches_per_fetch", 64), 1),
+        init, records, _steps(path, data.get("setup", [])))
+
+
+def _steps(path: Path, value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(s, str) and s for s in value):
+        raise RaftScenarioError(f"{path}: setup must be a list of steps (strings)")
+    return tuple(value)

@@ -11,7 +11,7 @@ when to take it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, NamedTuple
 
 from fsm.raft.log_summary import LogSummary, QuorumState
@@ -46,7 +46,7 @@ class Voter:
     quorum: QuorumState = QuorumState()
     snapshot: Snapshot | None = None
     # -- process (lost on a crash)
-    flush_to: int = 0  # the largest Flush asked for and not yet done (0: none)
+    flushes: tuple[int, ...] = ()  # the Flushes asked for and not yet done, in order
     timers: frozenset[tuple[str, int]] = frozenset()
     role: RaftRole | None = None  # from RoleChanged
     epoch: int = 0
@@ -54,12 +54,21 @@ class Voter:
     hw: int = 0  # the last HighWatermark
     cursor: int = 0  # the state machine has applied offsets below this
     incoming: Snapshot | None = None  # a snapshot being fetched (its chunks so far)
+    heard: int = 0  # the highest epoch a message delivered to this process carried
     # -- history (kept across crashes: what the state machine ever applied, by offset)
     applied: tuple[Entry, ...] = ()
+    # -- memo (no part of the state): the key and the invariants' facts, cleared whenever
+    # the world takes the voter to change it (``RaftWorld._own``)
+    memo_key: Any = field(default=None, compare=False, repr=False)
+    memo_facts: Any = field(default=None, compare=False, repr=False)
 
     def copy(self) -> Voter:
-        node = self.node.copy() if self.node is not None else None
-        return replace(self, node=node)
+        """An independent copy (the node copies itself; every other field is a value)."""
+        other = object.__new__(Voter)
+        for name in _FIELDS:
+            object.__setattr__(other, name, getattr(self, name))
+        other.node = self.node.copy() if self.node is not None else None
+        return other
 
     @property
     def alive(self) -> bool:
@@ -129,15 +138,14 @@ class Voter:
                 kept.append(replace(b, records=b.records[:offset - b.base_offset]))
         self.log = tuple(kept)
         self.durable_end = min(self.durable_end, offset)
-        if self.flush_to and min(self.flush_to, offset) <= self.durable_end:
-            self.flush_to = 0
+        self.flushes = tuple(min(f, offset) for f in self.flushes)
 
     def flush(self) -> int:
-        """The asked-for flush: durable up to what was asked (never past the log end)."""
-        to = min(self.flush_to, self.end)
-        self.durable_end = max(self.durable_end, to)
-        self.flush_to = 0
-        return to
+        """The oldest Flush asked for: durable up to what it asked (a truncation since cut
+        it short). Its end, as asked, for the ``Flushed`` answer."""
+        asked, self.flushes = self.flushes[0], self.flushes[1:]
+        self.durable_end = max(self.durable_end, min(asked, self.end))
+        return asked
 
     def install(self, snapshot_id: OffsetAndEpoch) -> Snapshot:
         got = self.incoming
@@ -149,7 +157,7 @@ class Voter:
         self.incoming = None
         self.log = ()
         self.log_start = self.durable_end = snapshot_id.offset
-        self.flush_to = 0
+        self.flushes = tuple(min(f, snapshot_id.offset) for f in self.flushes)
         return got
 
     def delete_before(self, offset: int) -> None:
@@ -183,14 +191,23 @@ class Voter:
         """The process is gone: the unflushed tail, the timers and everything volatile."""
         self.truncate(self.durable_end)
         self.node = None
-        self.flush_to = 0
+        self.flushes = ()
         self.timers = frozenset()
         self.role, self.epoch, self.leader = None, 0, -1
-        self.hw = self.cursor = 0
+        self.hw = self.cursor = self.heard = 0
         self.incoming = None
 
-    def key(self) -> tuple:
-        return (self.log, self.log_start, self.durable_end, self.quorum,
-                self.snapshot, self.flush_to,
-                tuple(sorted(self.timers)), self.role, self.epoch, self.leader, self.hw,
-                self.cursor, self.incoming, self.applied)
+    def key(self) -> int:
+        """Everything this voter holds, its node's canonical key included, hashed (memoised:
+        the world's key hashes the voters' hashes)."""
+        if self.memo_key is None:
+            from model_check.raft.nodes import node_key
+
+            self.memo_key = hash((self.log, self.log_start, self.durable_end, self.quorum,
+                             self.snapshot, self.flushes, tuple(sorted(self.timers)), self.role,
+                             self.epoch, self.leader, self.hw, self.cursor, self.incoming,
+                             self.heard, self.applied, node_key(self.node)))
+        return self.memo_key
+
+
+_FIELDS = tuple(f.name for f in fields(Voter))

@@ -3,16 +3,18 @@ this world's port, a network of messages in flight, armed timers, a disk per vot
 state machine on top.
 
 * **Disk** (``voter.Voter``): ``AppendBatches`` lands in the volatile tail; ``Flush`` is only
-  recorded -- the action ``flush v`` makes the tail durable and answers ``Flushed``, so a
-  crash can fall between an append and its fsync. ``PersistQuorumState``, ``TruncateTo``,
+  queued -- the action ``flush v`` carries out v's oldest one (durable up to the end it
+  asked) and answers it with ``Flushed``, one answer per flush, in order; so a crash can fall
+  between an append and its fsync. ``PersistQuorumState``, ``TruncateTo``,
   ``InstallSnapshot`` and ``DeleteBefore`` are durable at once (the contract: before the next
   effect).
 * **Network**: a bag of (source, destination, message), at most ``max_in_flight`` (a send
   beyond it is dropped, as a full socket buffer would). ``deliver`` takes any one (so
   messages overtake each other); ``lose`` and ``duplicate`` (budgets) drop or double one. A
   message to a crashed voter is dropped when it is delivered.
-* **Timers**: every armed timer may fire, in any order (durations are ignored). An election
-  or fetch timer costs the ``timeouts`` budget, a request timer the ``resends`` budget.
+* **Timers**: every armed timer may fire, in any order (durations are ignored), within its
+  kind's budget (``timer_budget``): election and fetch timeouts, request resends, a leader's
+  parked fetches.
 * **Faults**: ``crash v`` (the process, the unflushed tail and the timers are gone; the
   durable log, quorum-state and snapshot stay), ``restart v`` (a new ``RaftNode`` from what
   was durable, then ``Start``).
@@ -51,7 +53,14 @@ from model_check.raft.voter import Entry, Snapshot, Voter, WorldError
 Message = tuple[int, int, Any]
 """(source, destination, message) in flight."""
 
-TIMEOUT_KINDS = (fx.ELECTION, fx.FETCH)
+TIMER_BUDGETS = {fx.ELECTION: "timeouts", fx.FETCH: "timeouts", fx.REQUEST: "resends"}
+"""The budget a timer's firing spends, by kind: an election or fetch timeout (a voter stands
+for election), a request resent. Any other kind (a leader's parked fetch answered at its
+deadline) spends ``parked``."""
+
+
+def timer_budget(kind: str) -> str:
+    return TIMER_BUDGETS.get(kind, "parked")
 
 
 @dataclass(frozen=True)
@@ -88,6 +97,19 @@ def describe_message(msg: Any) -> str:
     return f"{type(msg).__name__}({', '.join(parts)})"
 
 
+_EPOCH_FIELDS = ("candidate_epoch", "leader_epoch", "current_leader_epoch")
+
+
+def carried_epoch(msg: Any) -> int:
+    """The epoch a message carries: the candidate's, the sender's as leader, or the one the
+    fetcher believes current (every KIP-595 message has exactly one of these)."""
+    for name in _EPOCH_FIELDS:
+        epoch = getattr(msg, name, None)
+        if epoch is not None:
+            return int(epoch)
+    return 0
+
+
 def _msg_key(m: Message) -> str:
     return repr(m)
 
@@ -106,6 +128,9 @@ class RaftWorld:
     conflicts: tuple[tuple[int, int, Entry, Entry], ...] = ()
     """(voter, offset, applied before, applied now) where a state machine re-applied an
     offset with a different entry."""
+    owned: set[int] = field(default_factory=set, compare=False)
+    """The voters this world may change in place: its own copies. A snapshot shares every
+    voter with its copy (copy on write: ``_own`` copies a shared voter before a change)."""
     reached: set[tuple[str, ...]] | None = field(default=None, compare=False)
     """What the run reached (``coverage``): the search's own set, no part of the state."""
     trace: Callable[[str, Any, Sequence[Any]], None] | None = field(default=None,
@@ -121,15 +146,17 @@ class RaftWorld:
         w = RaftWorld(scenario, budgets=dict(scenario.budgets), reached=reached)
         for v in scenario.node_ids:
             w.voters[v] = Voter(v)
+            w.owned.add(v)
         for v in scenario.node_ids:
             w._boot(v)
         return w
 
     def config(self, v: int) -> RaftConfig:
-        return RaftConfig(node_id=v, voters=self.scenario.node_ids)
+        return RaftConfig(node_id=v, voters=self.scenario.node_ids,
+                          max_batches_per_fetch=self.scenario.max_batches_per_fetch)
 
     def _boot(self, v: int) -> None:
-        voter = self.voters[v]
+        voter = self._own(v)
         voter.node = nodes.new_node(self.config(v), voter.summary(), voter.quorum)
         voter.cursor = 0
         if voter.snapshot is not None:
@@ -138,9 +165,11 @@ class RaftWorld:
 
     # -- snapshots -------------------------------------------------------------------------
     def snapshot(self) -> RaftWorld:
-        """An independent copy (the nodes copy themselves; the world's parts are values)."""
+        """An independent copy: the voters are shared until either world changes one
+        (``_own``); the world's other parts are values."""
+        self.owned = set()
         return RaftWorld(
-            scenario=self.scenario, voters={v: x.copy() for v, x in self.voters.items()},
+            scenario=self.scenario, voters=dict(self.voters),
             network=self.network, budgets=dict(self.budgets), appended=self.appended,
             dropped=self.dropped, elected=self.elected, committed=dict(self.committed),
             conflicts=self.conflicts, reached=self.reached, trace=self.trace)
@@ -149,10 +178,20 @@ class RaftWorld:
     def restore(snap: RaftWorld) -> RaftWorld:
         return snap.snapshot()
 
+    def _own(self, v: int) -> Voter:
+        """Voter ``v``, this world's own to change (copied first if shared); its memos
+        cleared."""
+        x = self.voters[v]
+        if v not in self.owned:
+            x = self.voters[v] = x.copy()
+            self.owned.add(v)
+        x.memo_key = x.memo_facts = None
+        return x
+
     def key(self) -> int:
         """The state's identity, hashed to 64 bits: every voter's disk, process and node
-        (``nodes.node_key``), the network, the budgets and the ghost state."""
-        canon = (tuple((x.key(), nodes.node_key(x.node)) for _, x in sorted(self.voters.items())),
+        (``Voter.key``), the network, the budgets and the ghost state."""
+        canon = (tuple(x.key() for _, x in sorted(self.voters.items())),
                  tuple(k for k, _ in self.network), tuple(sorted(self.budgets.items())),
                  self.appended, self.dropped, tuple(sorted(self.elected)),
                  tuple(sorted((k[0], k[1], repr(k[2]), c) for k, c in self.committed.items())),
@@ -165,7 +204,7 @@ class RaftWorld:
 
     def pending(self) -> bool:
         """Something is on its way: a message in flight or a flush asked for."""
-        return bool(self.network) or any(x.flush_to for x in self.voters.values())
+        return bool(self.network) or any(x.flushes for x in self.voters.values())
 
     # -- actions ---------------------------------------------------------------------------
     def enabled_actions(self) -> list[RAction]:
@@ -177,13 +216,13 @@ class RaftWorld:
                 distinct.append(m)
         out += [RAction("deliver", m[1], m) for m in distinct]
         for v, x in sorted(self.voters.items()):
-            if x.alive and x.flush_to:
+            if x.alive and x.flushes:
                 out.append(RAction("flush", v))
         for v, x in sorted(self.voters.items()):
             if not x.alive:
                 continue
             for t in sorted(x.timers):
-                if budget("timeouts" if t[0] in TIMEOUT_KINDS else "resends", 0) > 0:
+                if budget(timer_budget(t[0]), 0) > 0:
                     out.append(RAction("timer", v, t))
         if budget("appends", 0) > 0:
             out += [RAction("append", v) for v in self.leaders()]
@@ -212,6 +251,8 @@ class RaftWorld:
         self._take(a.arg)
         if self.voters[dst].alive:
             self._reach("message", type(msg).__name__)
+            x = self._own(dst)
+            x.heard = max(x.heard, carried_epoch(msg))
             if isinstance(msg, FetchSnapshotResponse) and msg.chunk is not None:
                 _VoterPort(self, dst).received_chunk(msg)
             self._event(dst, Received(src, msg))
@@ -225,19 +266,19 @@ class RaftWorld:
         self._put(a.arg)
 
     def _flush(self, a: RAction) -> None:
-        end = self.voters[a.target].flush()
+        end = self._own(a.target).flush()
         self._event(a.target, Flushed(end))
 
     def _timer(self, a: RAction) -> None:
         kind, dest = a.arg
-        self._spend("timeouts" if kind in TIMEOUT_KINDS else "resends")
-        x = self.voters[a.target]
+        self._spend(timer_budget(kind))
+        x = self._own(a.target)
         x.timers = x.timers - {a.arg}
         self._event(a.target, TimerFired(kind, dest))
 
     def _append(self, a: RAction) -> None:
         self._spend("appends")
-        x = self.voters[a.target]
+        x = self.voters[a.target]  # read only: the event owns it
         self.appended += 1
         self._event(a.target, ClientAppend(x.epoch, x.end, (f"r{self.appended}",)))
 
@@ -249,7 +290,7 @@ class RaftWorld:
         """The state machine writes what it applied (offsets below its cursor) as a snapshot,
         durable at once (a file written and renamed), and tells its node."""
         self._spend("snapshots")
-        x = self.voters[a.target]
+        x = self._own(a.target)
         entries = x.applied[:x.cursor]
         sid = OffsetAndEpoch(x.cursor, entries[-1][0])
         x.snapshot = Snapshot(sid, entries)
@@ -257,7 +298,7 @@ class RaftWorld:
 
     def _crash(self, a: RAction) -> None:
         self._spend("crashes")
-        self.voters[a.target].crash()
+        self._own(a.target).crash()
 
     def _restart(self, a: RAction) -> None:
         self._spend("restarts")
@@ -304,7 +345,7 @@ class RaftWorld:
                              f"{len(x.applied)}")
 
     def _high_watermark(self, v: int, offset: int) -> None:
-        x = self.voters[v]
+        x = self._own(v)
         if offset > x.end:
             raise WorldError(f"voter {v} reports high watermark {offset} beyond its log end "
                              f"{x.end}")
@@ -323,8 +364,8 @@ class RaftWorld:
             self.reached.add(item)
 
     def _event(self, v: int, event: Any) -> None:
-        node = self.voters[v].node
-        step = node.handle
+        port = _VoterPort(self, v)
+        step = port.x.node.handle
         if self.trace is not None:
             trace, inner = self.trace, step
 
@@ -332,7 +373,7 @@ class RaftWorld:
                 out = inner(e)
                 trace(f"v{v}", e, out)
                 return out
-        nodes.drive(step, _VoterPort(self, v), event)
+        nodes.drive(step, port, event)
 
 
 class _VoterPort:
@@ -340,7 +381,7 @@ class _VoterPort:
 
     def __init__(self, world: RaftWorld, v: int) -> None:
         self.w, self.v = world, v
-        self.x = world.voters[v]
+        self.x = world._own(v)
 
     def persist_quorum_state(self, e: fx.PersistQuorumState) -> None:
         self.x.quorum = e.state
@@ -349,7 +390,7 @@ class _VoterPort:
         self.x.append(e.batches)
 
     def flush(self, e: fx.Flush) -> None:
-        self.x.flush_to = max(self.x.flush_to, e.end_offset)
+        self.x.flushes = self.x.flushes + (e.end_offset,)
 
     def truncate_to(self, e: fx.TruncateTo) -> None:
         self.x.truncate(e.offset)

@@ -17,10 +17,11 @@ def log(*entries: tuple[int, Any]) -> dict[int, tuple[int, Any]]:
 
 def voter(node_id: int, entries: dict | None = None, durable: dict | None = None,
           role: str | None = "follower", epoch: int = 1, hw: int = 0, alive: bool = True,
-          quorum: tuple[int, int] = (1, -1), applied: tuple = ()) -> VoterFacts:
+          quorum: tuple[int, int] = (1, -1), applied: tuple = (), heard: int = 0
+          ) -> VoterFacts:
     entries = entries or {}
     return VoterFacts(node_id, alive, role if alive else None, epoch, hw, quorum[0], quorum[1],
-                      entries, entries if durable is None else durable, applied)
+                      entries, entries if durable is None else durable, applied, heard)
 
 
 def view(*voters: VoterFacts, elected: set | None = None, committed: tuple = (),
@@ -66,6 +67,14 @@ def test_leader_completeness() -> None:
     same = view(voter(1, log(X), role="leader", epoch=1), voter(2), voter(3),
                 committed=committed)
     assert not c.leader_completeness.premise(same)
+
+
+def test_leaders_step_down_on_a_higher_epoch() -> None:
+    good = view(voter(1, role="leader", epoch=2, heard=2), voter(2, heard=3), voter(3))
+    assert fires(c.leaders_step_down_on_a_higher_epoch, good) == []
+    bad = view(voter(1, role="leader", epoch=2, heard=3), voter(2), voter(3))
+    assert fires(c.leaders_step_down_on_a_higher_epoch, bad) == [
+        "voter 1 still leads epoch 2 after hearing of epoch 3"]
 
 
 def test_state_machine_safety() -> None:

@@ -86,11 +86,11 @@ def test_a_crash_loses_the_unflushed_tail_and_the_timers_but_not_the_disk() -> N
     assert w.voters[1].node.seen[-1] == Flushed(1)
     append_one(w, 1)
     x = w.voters[1]
-    assert (x.end, x.durable_end, x.flush_to) == (2, 1, 2)
+    assert (x.end, x.durable_end, x.flushes) == (2, 1, (2,))
     w.apply(RAction("crash", 1))
     assert not x.alive and x.end == 1 and x.durable_end == 1
     assert x.quorum == QuorumState(1, -1, 1)
-    assert x.timers == frozenset() and x.flush_to == 0 and x.role is None
+    assert x.timers == frozenset() and x.flushes == () and x.role is None
     assert "flush voter 1" not in kinds(w)
     assert all("voter 1" not in k for k in kinds(w))
 
@@ -158,6 +158,20 @@ def test_timers_fire_once_in_any_order_within_their_budgets() -> None:
     assert kinds(w) == []
 
 
+def test_each_flush_is_answered_once_in_order() -> None:
+    w = world(appends=2)
+    lead(w, 1)
+    append_one(w, 1)
+    append_one(w, 1)
+    x = w.voters[1]
+    assert x.flushes == (1, 2) and [a.kind for a in w.enabled_actions()] == ["flush"]
+    w.apply(RAction("flush", 1))
+    assert x.node.seen[-1] == Flushed(1) and x.durable_end == 1 and x.flushes == (2,)
+    w.apply(RAction("flush", 1))
+    assert x.node.seen[-1] == Flushed(2) and x.durable_end == 2 and x.flushes == ()
+    assert not w.pending()
+
+
 def test_the_shell_fills_fetch_answers_from_the_log() -> None:
     w = world(appends=3)
     lead(w, 1)
@@ -182,7 +196,7 @@ def test_an_append_at_the_wrong_offset_is_a_world_error() -> None:
         w._event(1, Received(2, VOTE))
 
 
-def test_truncation_is_durable_at_once_and_cancels_a_flush_past_it() -> None:
+def test_truncation_is_durable_at_once_and_cuts_short_a_flush_past_it() -> None:
     w = world(appends=2)
     lead(w, 1)
     append_one(w, 1)
@@ -191,7 +205,7 @@ def test_truncation_is_durable_at_once_and_cancels_a_flush_past_it() -> None:
     on(1, Received, fx.TruncateTo(1))
     w._event(1, Received(2, VOTE))
     x = w.voters[1]
-    assert (x.end, x.durable_end, x.flush_to) == (1, 1, 0)
+    assert (x.end, x.durable_end, x.flushes) == (1, 1, (1,))  # answered, stale
     on(1, Received, fx.TruncateTo(0))
     w._event(1, Received(2, VOTE))
     assert (x.end, x.durable_end) == (0, 0)
