@@ -97,9 +97,10 @@ def test_cli_lists_and_applies_mutants(tmp_path: Path) -> None:
     assert r.exit_code == 0
     lines = r.output.strip().splitlines()
     from model_check.kraft.mutants import KRAFT_MUTANTS
+    from model_check.raft.mutants import RAFT_MUTANTS
 
     assert [line.split()[0] for line in lines] == mutants.names() + [
-        m.name for m in KRAFT_MUTANTS]
+        m.name for m in KRAFT_MUTANTS + RAFT_MUTANTS]
     out = tmp_path / "r.json"
     r = runner.invoke(main, ["check", "mutants-shutdown", "--mutant",
                              "early-controlled-shutdown-reply", "--json", str(out),

@@ -10,13 +10,14 @@ import pytest
 
 from model_check.objects.search import bfs, replay
 from model_check.objects.walk import walks
+from model_check.raft import coverage
 from model_check.raft.kind import RAFT
 from model_check.raft.mutants import RAFT_MUTANTS, patched
 from model_check.raft.scenario import RaftScenarioError, load_raft, names
 from model_check.raft.world import RaftWorld
 
 QUICK_DEPTH = {"raft-smoke": 10, "raft-election": 7, "raft-standard": 4, "raft-figure8": 4,
-               "raft-snapshot": 4}
+               "raft-snapshot": 4, "raft-roles": 4}
 SLOW_CLEAN = {"raft-figure8"}
 """Scenarios whose clean search at the mutant's depth takes more than ~10 s."""
 
@@ -70,6 +71,15 @@ def test_walks_pass(name: str) -> None:
     result = walks(RAFT, load_raft(name), 3000, seed=1)
     assert result.violation is None, result.violation
     assert result.depth > 10
+
+
+def test_the_shipped_set_reaches_every_role_move_and_message() -> None:
+    reached: set[tuple[str, ...]] = set()
+    for name in names():
+        for seed in (1, 2, 3):
+            result = walks(RAFT, load_raft(name), 1500, seed, reached=reached)
+            assert result.violation is None, (name, seed, result.violation)
+    assert coverage.unreached(reached) == []
 
 
 def test_a_world_copy_is_independent() -> None:
