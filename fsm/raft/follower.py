@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from fsm.errors import ErrorCode
 from fsm.raft import durable, node_log, snapshots, timers, transitions
 from fsm.raft import epochs as idx
-from fsm.raft.effects import FETCH, REQUEST, AppendBatches, Effect, HighWatermark, Send
+from fsm.raft.effects import REQUEST, AppendBatches, Effect, HighWatermark, Send
 from fsm.raft.messages import NO_LEADER, Batch, FetchRequest, FetchResponse
 from fsm.raft.roles import RaftRole
 
@@ -91,7 +91,7 @@ def on_fetch_response(node: RaftNode, source: int, resp: FetchResponse) -> list[
         return []  # late, duplicated, or not ours
     node.pending_fetch = None
     effects: list[Effect] = list(timers.cancel(node, REQUEST, source))
-    effects.append(timers.arm(node, FETCH, node.config.fetch_timeout_ms))
+    effects.append(timers.arm_fetch(node))
     if resp.error is not ErrorCode.NONE:
         effects.append(timers.arm(node, REQUEST, node.config.retry_backoff_ms,
                                   destination=source))

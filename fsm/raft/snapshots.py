@@ -12,7 +12,6 @@ from fsm.errors import ErrorCode
 from fsm.raft import epochs as idx
 from fsm.raft import follower, timers, transitions
 from fsm.raft.effects import (
-    FETCH,
     REQUEST,
     DeleteBefore,
     Effect,
@@ -81,7 +80,7 @@ def on_fetch_snapshot_response(node: RaftNode, source: int,
             or pending != (resp.snapshot_id, resp.position)):
         return []  # late, duplicated, or not ours
     effects: list[Effect] = list(timers.cancel(node, REQUEST, source))
-    effects.append(timers.arm(node, FETCH, node.config.fetch_timeout_ms))
+    effects.append(timers.arm_fetch(node))
     received = 0 if resp.chunk is None else len(resp.chunk)
     if resp.error is not ErrorCode.NONE or (received == 0 and resp.position < resp.size):
         # the leader has another snapshot now, or none: ask again by Fetch after a backoff

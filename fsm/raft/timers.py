@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fsm.raft.effects import ArmTimer, CancelTimer
+from fsm.raft.effects import FETCH, ArmTimer, CancelTimer
 
 if TYPE_CHECKING:
     from fsm.raft.core import RaftNode
@@ -16,6 +16,12 @@ def arm(node: RaftNode, kind: str, delay_ms: int, jitter_ms: int = 0,
         destination: int = -1) -> ArmTimer:
     node.armed = node.armed | {(kind, destination)}
     return ArmTimer(kind, delay_ms, jitter_ms, destination)
+
+
+def arm_fetch(node: RaftNode) -> ArmTimer:
+    """A follower's fetch timer: the fetch timeout, spread by its jitter (``RaftConfig``)."""
+    cfg = node.config
+    return arm(node, FETCH, cfg.fetch_timeout_ms, cfg.fetch_timeout_jitter_ms)
 
 
 def cancel(node: RaftNode, kind: str, destination: int = -1) -> list[CancelTimer]:

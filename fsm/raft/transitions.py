@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from fsm.raft import election, follower, node_log, timers
 from fsm.raft.effects import (
     ELECTION,
-    FETCH,
     REQUEST,
     AppendBatches,
     Effect,
@@ -150,7 +149,7 @@ def become_follower(node: RaftNode, epoch: int, leader_id: int) -> list[Effect]:
     voted = node.voted_id if epoch == node.epoch else NO_LEADER
     effects = move(node, _R.FOLLOWER, epoch, leader_id, voted)
     effects += log_on_becoming_follower(node)
-    effects.append(timers.arm(node, FETCH, node.config.fetch_timeout_ms))
+    effects.append(timers.arm_fetch(node))
     return effects + follower.maybe_fetch(node)
 
 

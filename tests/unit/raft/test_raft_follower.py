@@ -9,6 +9,7 @@ from fsm.raft.effects import (
     FETCH,
     REQUEST,
     AppendBatches,
+    ArmTimer,
     Flush,
     HighWatermark,
     PersistQuorumState,
@@ -155,3 +156,16 @@ def test_a_higher_epoch_answer_moves_the_follower_to_the_new_leader():
 def test_a_follower_refuses_votes_in_its_epoch():
     node, _ = follower(2, 1, 1)
     assert sent(node.handle(Received(3, VoteRequest(1, 3, 5, 5))))[0].vote_granted is False
+
+
+def test_the_fetch_timer_is_spread_so_followers_of_one_leader_do_not_stand_together():
+    node, effects = follower(2, 1, 1)
+    cfg = node.config
+    assert cfg.fetch_timeout_jitter_ms > 0
+    [armed] = [e for e in effects if isinstance(e, ArmTimer) and e.kind == FETCH]
+    assert (armed.delay_ms, armed.jitter_ms) == (cfg.fetch_timeout_ms,
+                                                 cfg.fetch_timeout_jitter_ms)
+    (req,) = sent(effects, FetchRequest)
+    [rearmed] = [e for e in answer(node, req, batches=(batch(0, 1),))
+                 if isinstance(e, ArmTimer) and e.kind == FETCH]
+    assert rearmed.jitter_ms == cfg.fetch_timeout_jitter_ms
