@@ -144,8 +144,8 @@ def _check(outputs_complete: Callable[[], None], scenario: str, mutant: str | No
                      steps, seed, symmetry, graph_out, coverage_on)
         return
     if raft_command.is_raft(scenario):
-        _check_raft(scenario, mutant, engine, json_out, max_states, depth, trace_out, random_,
-                    steps, seed, symmetry, graph_out, coverage_on)
+        _check_raft(scenario, mutant, engine, master, partitions, json_out, max_states, depth,
+                    trace_out, random_, steps, seed, symmetry, graph_out, coverage_on)
         return
     if mutant and mutant.startswith("raft-"):
         _fail(f"{mutant} is a Raft mutant: check it on a Raft scenario "
@@ -257,20 +257,27 @@ def _check_kraft(scenario: str, mutant: str | None, engine: str, json_out: Path 
     sys.exit(code)
 
 
-def _check_raft(scenario: str, mutant: str | None, engine: str, json_out: Path | None,
-                max_states: int | None, depth: int | None, trace_out: Path, random_: bool,
-                steps: int, seed: int, symmetry: bool | None, graph_out: Path | None,
-                coverage_on: bool) -> None:
-    if engine == "spark" or symmetry or graph_out:
-        _fail("Raft scenarios run with --engine local, without --symmetry and --graph")
+def _check_raft(scenario: str, mutant: str | None, engine: str, master: str | None,
+                partitions: int | None, json_out: Path | None, max_states: int | None,
+                depth: int | None, trace_out: Path, random_: bool, steps: int, seed: int,
+                symmetry: bool | None, graph_out: Path | None, coverage_on: bool) -> None:
+    if symmetry or graph_out:
+        _fail("Raft scenarios run without --symmetry and --graph")
     if mutant and not mutant.startswith("raft-"):
         _fail(f"{mutant} is not a Raft mutant; Raft mutants: "
               f"{', '.join(m.name for m in RAFT_MUTANTS)}")
     console = Console(highlight=False, soft_wrap=True, stderr=to_stdout(json_out))
     try:
-        code = raft_command.run(console, scenario, mutant, depth, max_states, random_, steps,
-                                seed, json_out, trace_out, coverage_on)
+        if engine == "spark":
+            code = raft_command.run_spark(console, scenario, mutant, depth, max_states, master,
+                                          partitions, json_out, trace_out, coverage_on)
+        else:
+            code = raft_command.run(console, scenario, mutant, depth, max_states, random_,
+                                    steps, seed, json_out, trace_out, coverage_on)
     except RaftScenarioError as e:
+        _fail(str(e))
+        return
+    except spark_cli.SparkUnavailable as e:
         _fail(str(e))
         return
     sys.exit(code)

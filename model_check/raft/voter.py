@@ -70,6 +70,15 @@ class Voter:
         other.node = self.node.copy() if self.node is not None else None
         return other
 
+    def __getstate__(self) -> tuple:
+        """Pickled without the memos: a key is a hash of this process (Spark computes keys
+        where the world lands)."""
+        return tuple(None if n in _MEMOS else getattr(self, n) for n in _FIELDS)
+
+    def __setstate__(self, state: tuple) -> None:
+        for name, value in zip(_FIELDS, state, strict=True):
+            object.__setattr__(self, name, value)
+
     @property
     def alive(self) -> bool:
         return self.node is not None
@@ -211,3 +220,4 @@ class Voter:
 
 
 _FIELDS = tuple(f.name for f in fields(Voter))
+_MEMOS = frozenset({"memo_key", "memo_facts"})

@@ -295,3 +295,25 @@ def test_a_copy_is_independent_and_keys_are_canonical() -> None:
     b.apply(RAction("deliver", 2, (1, 2, VOTE)))
     assert a.key() != w.key()
     assert a.key() == b.key()  # the same messages delivered in another order
+
+
+def test_a_delivered_message_tells_the_epoch_it_carries_until_a_crash() -> None:
+    on(1, Start, fx.Send(2, VoteRequest(4, 1, 0, 0)))
+    w = world(crashes=1)
+    assert w.voters[2].heard == 0
+    w.apply(RAction("deliver", 2, (1, 2, VoteRequest(4, 1, 0, 0))))
+    assert w.voters[2].heard == 4 and view_of(w).voter(2).heard == 4
+    w.apply(RAction("crash", 2))
+    assert w.voters[2].heard == 0
+
+
+def test_a_pickled_world_leaves_its_memos_behind() -> None:
+    import pickle
+
+    w = world()
+    key = w.key()
+    view_of(w)
+    assert all(x.memo_key is not None and x.memo_facts is not None for x in w.voters.values())
+    again = pickle.loads(pickle.dumps(w))
+    assert all(x.memo_key is None and x.memo_facts is None for x in again.voters.values())
+    assert again.key() == key
