@@ -161,7 +161,7 @@ class _Search:
             finding = None
             for s in sums:
                 finding = T.first(finding, s[2])
-            room = limit - 1 - result.distinct_states
+            room = limit - result.distinct_states  # the start state counted in both
             if finding is not None or new >= room:
                 self._cut(d, inp, frontier, finding, room if new >= room else None, t)
                 return
