@@ -141,7 +141,8 @@ def _check(outputs_complete: Callable[[], None], scenario: str, mutant: str | No
         _fail("--graph goes with the exhaustive search, not --random")
     if kraft_command.is_kraft(scenario):
         _check_kraft(scenario, mutant, engine, json_out, max_states, depth, trace_out, random_,
-                     steps, seed, symmetry, graph_out, coverage_on)
+                     steps, seed, symmetry, graph_out, coverage_on, master, partitions,
+                     partition_by, driver_limit)
         return
     if raft_command.is_raft(scenario):
         _check_raft(scenario, mutant, engine, master, partitions, json_out, max_states, depth,
@@ -240,18 +241,22 @@ def _check(outputs_complete: Callable[[], None], scenario: str, mutant: str | No
 def _check_kraft(scenario: str, mutant: str | None, engine: str, json_out: Path | None,
                  max_states: int | None, depth: int | None, trace_out: Path, random_: bool,
                  steps: int, seed: int, symmetry: bool | None, graph_out: Path | None,
-                 coverage_on: bool) -> None:
-    if engine == "spark" or symmetry or graph_out:
-        _fail("KRaft scenarios run with --engine local, without --symmetry and --graph "
-              "(the Spark engine for KRaft comes with the Raft world, issue 24)")
+                 coverage_on: bool, master: str | None, partitions: int | None,
+                 partition_by: str | None, driver_limit: int | None) -> None:
+    if symmetry or graph_out:
+        _fail("KRaft scenarios run without --symmetry and --graph")
+    if partition_by or driver_limit is not None:
+        _fail("KRaft scenarios on Spark place states by key and run every level as a Spark "
+              "job: drop --partition-by and --driver-limit")
     if mutant and not mutant.startswith("kraft-"):
         _fail(f"{mutant} is a ZooKeeper-mode mutant; KRaft mutants: "
               f"{', '.join(m.name for m in KRAFT_MUTANTS)}")
     console = Console(highlight=False, soft_wrap=True, stderr=to_stdout(json_out))
     try:
         code = kraft_command.run(console, scenario, mutant, depth, max_states, random_, steps,
-                                 seed, json_out, trace_out, coverage_on)
-    except KRaftScenarioError as e:
+                                 seed, json_out, trace_out, coverage_on, engine, master,
+                                 partitions)
+    except (KRaftScenarioError, spark_cli.SparkUnavailable) as e:
         _fail(str(e))
         return
     sys.exit(code)

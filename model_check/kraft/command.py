@@ -1,6 +1,8 @@
 """``kcontrol check`` for KRaft scenarios (``specs/scenarios/kraft/``): the object-world
 command (``model_check.objects.command``) over the KRaft kind -- the same options and table
-as ZooKeeper mode. Not for KRaft: ``--symmetry``, ``--graph``."""
+as ZooKeeper mode, ``--engine spark`` included (``model_check.objects.spark``). Not for
+KRaft: ``--symmetry``, ``--graph``, ``--partition-by`` and ``--driver-limit`` (states are
+placed by key; every level is a Spark job)."""
 
 from __future__ import annotations
 
@@ -23,7 +25,8 @@ def is_kraft(scenario: str) -> bool:
 
 def run(console: Console, scenario: str, mutant: str | None, depth: int | None,
         max_states: int | None, random_: bool, steps: int, seed: int, json_out: Path | None,
-        trace_out: Path, coverage_on: bool) -> int:
+        trace_out: Path, coverage_on: bool, engine: str = "local", master: str | None = None,
+        partitions: int | None = None) -> int:
     """Run the check; the exit code (0 pass, 1 violation)."""
     return command.run(console, KRAFT, scenario, mutant, depth, max_states, random_, steps,
-                       seed, json_out, trace_out, coverage_on)
+                       seed, json_out, trace_out, coverage_on, engine, master, partitions)

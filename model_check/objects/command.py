@@ -5,6 +5,7 @@ and table as ZooKeeper mode -- a row per level, the summary, the verdict, the tr
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +21,17 @@ from model_check.search import Level, Result
 
 def run(console: Console, kind: WorldKind, scenario: str, mutant: str | None,
         depth: int | None, max_states: int | None, random_: bool, steps: int, seed: int,
-        json_out: Path | None, trace_out: Path, coverage_on: bool) -> int:
-    """Run the check; the exit code (0 pass, 1 violation)."""
+        json_out: Path | None, trace_out: Path, coverage_on: bool, engine: str = "local",
+        master: str | None = None, partitions: int | None = None) -> int:
+    """Run the check; the exit code (0 pass, 1 violation). ``engine="spark"``: the search
+    runs on Spark (``objects.spark``; ``master`` and ``partitions`` as for ZooKeeper mode);
+    raises ``spark_cli.SparkUnavailable`` when it cannot start."""
     sc = kind.load(scenario)
     mode = f"random walks: {steps} steps, seed {seed}" if random_ else "bfs"
     console.print(f"[bold]check[/] {sc.name} ({kind.title(sc)}) {mode}"
+                  + (" engine=spark" if engine == "spark" else "")
                   + (f" mutant={mutant}" if mutant else ""))
+    spark: dict[str, Any] | None = None
     reached: Reached | None = set() if coverage_on else None
     with kind.patched(mutant):
         if random_:
@@ -42,10 +48,47 @@ def run(console: Console, kind: WorldKind, scenario: str, mutant: str | None,
                               f"{rss_mib_text():>8}")
 
             with console.status("exploring ..."):
-                result = bfs(kind, sc, depth, max_states, on_level, reached)
+                if engine == "spark":
+                    result, spark = _spark(kind, sc, depth, max_states, on_level, reached,
+                                           mutant, master, partitions)
+                else:
+                    result = bfs(kind, sc, depth, max_states, on_level, reached)
         trace = trace_lines(kind, sc, result.violation.path) \
             if result.violation is not None else []
-    return finish(console, kind, sc, result, trace, mutant, reached, json_out, trace_out)
+    if spark is not None:
+        console.print(f"spark {spark['spark_version']} master={spark['master']} "
+                      f"partitions={spark['partitions']} by key "
+                      f"parallelism={spark['default_parallelism']} jobs={spark['jobs']} "
+                      f"(every level a Spark job)", markup=False)
+    return finish(console, kind, sc, result, trace, mutant, reached, json_out, trace_out,
+                  None if spark is None else {"spark": spark})
+
+
+def _spark(kind: WorldKind, sc: Any, depth: int | None, max_states: int | None,
+           on_level: Callable[[Level], None], reached: Reached | None, mutant: str | None,
+           master: str | None, partitions: int | None) -> tuple[Result, dict[str, Any]]:
+    """The Spark engine, started as ``kcontrol check --engine spark`` starts it for
+    ZooKeeper mode (``spark.cli``); the result and the settings for the report."""
+    from model_check.spark.cli import SparkUnavailable
+
+    try:
+        import pyspark  # noqa: F401
+    except ImportError as e:
+        raise SparkUnavailable("PySpark is not installed: pip install 'kcontrol[spark]' "
+                               "(make run and make test install it)") from e
+    from model_check.objects.spark.engine import KindPatch, ObjectSparkOptions, spark_bfs
+    from model_check.spark.session import spark_context
+
+    try:
+        context = spark_context(master)
+    except Exception as e:  # noqa: BLE001 -- whatever PySpark raises, the check cannot run
+        first_line = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise SparkUnavailable(f"cannot start Spark (master {master or 'default'}): "
+                               f"{first_line}") from e
+    patch = KindPatch(kind.name, mutant) if mutant else None
+    run = spark_bfs(kind, sc, depth, max_states,
+                    ObjectSparkOptions(master, partitions, patch), on_level, context, reached)
+    return run.result, run.settings.as_dict() | {"jobs": run.jobs}
 
 
 def finish(console: Console, kind: WorldKind, sc: Any, result: Result, trace: list[str],

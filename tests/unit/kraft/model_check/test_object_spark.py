@@ -108,3 +108,42 @@ def test_raft_smoke_agrees_level_for_level(sc) -> None:  # noqa: ANN001
     kind = kind_named("raft")
     local, spark, _, _ = both(sc, kind, "raft-smoke", RAFT_SMOKE_DEPTH)
     assert_same(local, spark)
+
+
+def test_the_command_on_spark_reports_what_the_local_engine_reports(sc, tmp_path) -> None:  # noqa: ANN001
+    """``kcontrol check kraft-smoke --engine spark``: the same JSON report but for the engine,
+    the timings and Spark's settings, and the same trace file for a mutant."""
+    import json
+
+    from click.testing import CliRunner
+
+    from adapters.cli import main
+
+    def check(*args: str) -> tuple[int, dict, str]:
+        out = tmp_path / f"{len(list(tmp_path.iterdir()))}.json"
+        r = CliRunner().invoke(main, ["check", "kraft-smoke", "--depth", "5", "--json",
+                                      str(out), "--trace-out", str(tmp_path / "traces"),
+                                      *args])
+        doc = json.loads(out.read_text())
+        for lv in doc["levels"]:
+            del lv["seconds"]
+        return r.exit_code, doc, r.output
+
+    spark_args = ("--engine", "spark", "--master", "local[2]", "--partitions", "3")
+    for mutant in ((), ("--mutant", "kraft-isr-change-bumps-leader-epoch")):
+        code, local, _ = check(*mutant)
+        local_trace = {p.name: p.read_text() for p in (tmp_path / "traces").glob("*")} \
+            if mutant else {}
+        code_spark, spark, output = check(*spark_args, *mutant)
+        assert (code_spark, code) == ((1, 1) if mutant else (0, 0)), output
+        assert "master=local[2] partitions=3 by key" in output
+        settings = spark.pop("spark")
+        assert settings["partitions"] == 3 and settings["jobs"] >= 5
+        assert spark.pop("engine") == "spark" and local.pop("engine") == "local"
+        del spark["seconds"], local["seconds"]
+        assert spark == local
+        if mutant:
+            assert {p.name: p.read_text() for p in (tmp_path / "traces").glob("*")} == \
+                local_trace
+    r = CliRunner().invoke(main, ["check", "kraft-smoke", *spark_args, "--driver-limit", "0"])
+    assert r.exit_code == 2 and "--driver-limit" in r.output
