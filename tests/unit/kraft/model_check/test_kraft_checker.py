@@ -102,5 +102,5 @@ def test_the_cli_checks_kraft_scenarios(tmp_path) -> None:  # noqa: ANN001
     assert r.exit_code == 2 and "ZooKeeper-mode mutant" in r.output
     r = runner.invoke(main, ["check", "smoke", "--mutant", "kraft-uncommitted-visible"])
     assert r.exit_code == 2 and "KRaft mutant" in r.output
-    r = runner.invoke(main, ["check", "kraft-smoke", "--engine", "spark"])
-    assert r.exit_code == 2
+    r = runner.invoke(main, ["check", "kraft-smoke", "--symmetry"])
+    assert r.exit_code == 2 and "--symmetry" in r.output
