@@ -26,7 +26,7 @@ One event from the shell may cause a chain (a fetch answer commits records, whic
 request, ...): the glue runs it to the end through one FIFO queue, so neither core is ever
 called from inside the other's step, and the order is the same in the live node and in the
 world. The Raft core's other effects go to the shell's port through the Raft driver's table;
-the four above go there too (for its logs and metrics) and then to the glue.
+the four above go there too (for its logs and metrics) and then to the glue (``_RAFT_TABLE``).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from fsm.kraft.controller.events import (
 )
 from fsm.kraft.controller.quorum_controller import QuorumController
 from fsm.kraft.driver import EFFECTS as CONTROLLER_EFFECTS
-from fsm.kraft.driver import EffectDriver
+from fsm.kraft.driver import MAX_EFFECTS
 from fsm.kraft.image import snapshot_records
 from fsm.raft.driver import EFFECTS as RAFT_EFFECTS
 from fsm.raft.effects import AppendRefused, HighWatermark, InstallSnapshot, RoleChanged
@@ -95,33 +95,10 @@ class ControllerOnRaft:
         self.last_snapshot = 0
         self.now_ms = 0
         self._queue: deque[Any] = deque()
-        self.raft_driver = EffectDriver(raft.handle, port, self._raft_table())
-        self.controller_driver = EffectDriver(controller.handle, port, {
-            **CONTROLLER_EFFECTS,
-            AppendRecords: lambda _, e: self._queue.append(
-                ClientAppend(e.epoch, e.base_offset, e.records)),
-        })
         snap = raft.snapshot_id  # the latest snapshot, or None
         if snap is not None:  # a restart from a log that begins with a snapshot
             self._load_snapshot(snap)
             self.last_snapshot = snap.offset
-
-    def _raft_table(self) -> dict[type, Callable[[Any, Any], None]]:
-        def then(effect_type: type, glue: Callable[[Any], None]
-                 ) -> Callable[[Any, Any], None]:
-            shell = RAFT_EFFECTS[effect_type]
-
-            def both(port: Any, e: Any) -> None:
-                shell(port, e)
-                glue(e)
-            return both
-        return {
-            **RAFT_EFFECTS,
-            RoleChanged: then(RoleChanged, self._on_role),
-            HighWatermark: then(HighWatermark, self._on_high_watermark),
-            InstallSnapshot: then(InstallSnapshot, self._on_install),
-            AppendRefused: then(AppendRefused, self._on_refused),
-        }
 
     # -- the one entry point ------------------------------------------------------------------
     def process(self, event: Any) -> None:
@@ -138,9 +115,13 @@ class ControllerOnRaft:
                 raise AssertionError(f"{steps} glue steps from one event: a loop")
             e = self._queue.popleft()
             if type(e).__module__ == _CONTROLLER_EVENTS_MODULE:
-                self.controller_driver.process(e)
+                effects, table = self.controller.handle(e), _CONTROLLER_TABLE
             else:
-                self.raft_driver.process(e)
+                effects, table = self.raft.handle(e), _RAFT_TABLE
+            if len(effects) > MAX_EFFECTS:
+                raise AssertionError(f"{len(effects)} effects from one event: a loop")
+            for effect in effects:
+                table[type(effect)](self, effect)
             if not self._queue:
                 self._maybe_snapshot()
 
@@ -216,17 +197,54 @@ class ControllerOnRaft:
         other.controller = self.controller.copy()
         other.port = port
         other._queue = deque()
-        other.raft_driver = EffectDriver(other.raft.handle, port, other._raft_table())
-        other.controller_driver = EffectDriver(other.controller.handle, port, {
-            **CONTROLLER_EFFECTS,
-            AppendRecords: lambda _, e: other._queue.append(
-                ClientAppend(e.epoch, e.base_offset, e.records)),
-        })
         return other
 
     def key(self) -> tuple[Any, ...]:
         """What the glue holds, for the checker's state key (the cores have their own)."""
         return (self.applied, self.applied_epoch, self.last_snapshot, self.now_ms)
+
+
+Table = dict[type, Callable[[ControllerOnRaft, Any], None]]
+
+
+def _to_shell(carry_out: Callable[[Any, Any], None]) -> Callable[[ControllerOnRaft, Any], None]:
+    """A driver table's entry (``port, effect``) as an entry of the glue's (``glue, effect``):
+    the effect goes to the glue's port."""
+    return lambda glue, e: carry_out(glue.port, e)
+
+
+def _to_shell_then_glue(effect_type: type, glue_method: Callable[[ControllerOnRaft, Any], None]
+                        ) -> Callable[[ControllerOnRaft, Any], None]:
+    """The shell carries the effect out (its logs, its metrics), then the glue hears it."""
+    carry_out = RAFT_EFFECTS[effect_type]
+
+    def both(glue: ControllerOnRaft, e: Any) -> None:
+        carry_out(glue.port, e)
+        glue_method(glue, e)
+    return both
+
+
+def _client_append(glue: ControllerOnRaft, e: AppendRecords) -> None:
+    glue._queue.append(ClientAppend(e.epoch, e.base_offset, e.records))
+
+
+_RAFT_TABLE: Table = {
+    **{t: _to_shell(f) for t, f in RAFT_EFFECTS.items()},
+    RoleChanged: _to_shell_then_glue(RoleChanged, ControllerOnRaft._on_role),
+    HighWatermark: _to_shell_then_glue(HighWatermark, ControllerOnRaft._on_high_watermark),
+    InstallSnapshot: _to_shell_then_glue(InstallSnapshot, ControllerOnRaft._on_install),
+    AppendRefused: _to_shell_then_glue(AppendRefused, ControllerOnRaft._on_refused),
+}
+"""The Raft core's effects: the Raft driver's table (``fsm.raft.driver.EFFECTS``) to the
+shell's port, four of them then to the glue. Built once: a glue holds no table, so the
+checker's copies of it cost nothing to make."""
+
+_CONTROLLER_TABLE: Table = {
+    **{t: _to_shell(f) for t, f in CONTROLLER_EFFECTS.items()},
+    AppendRecords: _client_append,
+}
+"""The controller's effects: its driver's table (``fsm.kraft.driver.EFFECTS``) to the shell's
+port, except its appends, which become Raft ``ClientAppend``s on the glue's queue."""
 
 
 def _epoch_start(epochs: Sequence[tuple[int, int]], epoch: int) -> int | None:

@@ -80,7 +80,7 @@ MAX_DELIVERIES = 2000
 MAX_NETWORK = 64
 """Messages in flight at once: more is a bug (a node that floods)."""
 MAX_FLUSHES = 16
-_GLUE_REBUILT = frozenset({"raft_driver", "controller_driver", "port", "_queue"})
+_GLUE_REBUILT = frozenset({"port", "_queue"})
 """A glue's parts that are not values: made again by ``ControllerOnRaft.copy``."""
 
 
