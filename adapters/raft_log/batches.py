@@ -7,7 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.raft_log.batch_format import BatchHeader, decode_records, encode_batch
+from adapters.raft_log.batch_format import (
+    HEADER_BYTES,
+    BatchHeader,
+    decode_records,
+    encode_batch,
+    read_header,
+)
 from adapters.raft_log.control_records import decode_control, encode_control
 from adapters.raft_log.errors import MalformedBatch
 from adapters.raft_log.serde import RecordSerde
@@ -27,9 +33,9 @@ def encode(batch: Batch, serde: RecordSerde, timestamp_ms: int = 0) -> bytes:
 
 
 def decode(data: bytes | memoryview, header: BatchHeader, serde: RecordSerde,
-           pos: int = 0) -> Batch:
+           pos: int = 0, *, keep_raw: bool = False) -> Batch:
     """The Batch of the CRC-checked batch at ``pos``; :class:`MalformedBatch` if its records
-    do not decode."""
+    do not decode. ``keep_raw``: the Batch carries the batch's bytes (``Batch.raw``)."""
     raw = decode_records(data, header, pos)
     control = header.control
     if not control:
@@ -39,7 +45,8 @@ def decode(data: bytes | memoryview, header: BatchHeader, serde: RecordSerde,
         except (ValueError, TypeError):
             pass  # the slow path below names the record
         else:
-            return Batch(header.base_offset, header.epoch, records, False)
+            return Batch(header.base_offset, header.epoch, records, False,
+                         _raw(data, header, pos) if keep_raw else None)
     out: list[Any] = []
     for i, (key, value) in enumerate(raw):
         try:
@@ -53,4 +60,27 @@ def decode(data: bytes | memoryview, header: BatchHeader, serde: RecordSerde,
             kind = "control record" if control else f"{serde.name} record"
             raise MalformedBatch(f"{kind} {i} (offset {header.base_offset + i}): {exc}",
                                  0) from None
-    return Batch(header.base_offset, header.epoch, tuple(out), control)
+    return Batch(header.base_offset, header.epoch, tuple(out), control,
+                 _raw(data, header, pos) if keep_raw else None)
+
+
+def _raw(data: bytes | memoryview, header: BatchHeader, pos: int) -> bytes:
+    if pos == 0 and len(data) == header.size and isinstance(data, bytes):
+        return data
+    return bytes(memoryview(data)[pos:pos + header.size])
+
+
+def raw_fits(batch: Batch) -> bool:
+    """Whether ``batch.raw`` is the batch's own encoding: its header names the batch's base
+    offset, epoch, record count and control flag, and its length is the raw bytes' (the CRC
+    was checked where the bytes were decoded)."""
+    raw = batch.raw
+    if raw is None or len(raw) < HEADER_BYTES:
+        return False
+    try:
+        header = read_header(raw)
+    except MalformedBatch:
+        return False
+    return (header.base_offset == batch.base_offset and header.epoch == batch.epoch
+            and header.count == len(batch.records) and header.control == batch.control
+            and header.size == len(raw))

@@ -198,7 +198,12 @@ class MetadataLog:
         """Append ``batch_list`` at the log end (not yet durable: :meth:`flush`); the new end.
         Each batch must start where the previous ends, in an epoch no lower; a batch whose
         encoding is over ``max_batch_bytes`` raises :class:`BatchTooLarge`. Nothing is
-        written unless every batch is good."""
+        written unless every batch is good.
+
+        A batch with ``raw`` bytes (a follower's fetched batch, decoded with ``keep_raw``) is
+        written as those bytes when their header agrees with the batch (offset, epoch, count,
+        control flag, length): a follower's segments hold the leader's bytes, not a second
+        encoding. Otherwise its records are encoded, as for any batch."""
         encoded: list[tuple[Batch, bytes]] = []
         end = self._end
         snap = self.latest_snapshot()
@@ -214,7 +219,10 @@ class MetadataLog:
             if batch.control and not all(isinstance(r, LeaderChange) for r in batch.records):
                 raise ValueError(f"control batch at offset {batch.base_offset}: only "
                                  "LeaderChange records go in the log")
-            data = batches.encode(batch, self.serde, now)
+            if batch.raw is not None and batches.raw_fits(batch):
+                data = batch.raw  # a fetched batch: the leader's bytes, as they came
+            else:
+                data = batches.encode(batch, self.serde, now)
             if len(data) > self.max_batch_bytes:
                 raise BatchTooLarge(f"batch at offset {batch.base_offset} ({len(batch.records)}"
                                     f" records) is {len(data)} bytes, over max_batch_bytes "

@@ -25,12 +25,16 @@ def encode_batches(batch_list: Sequence[Batch], serde: RecordSerde = METADATA,
     return b"".join(batches.encode(b, serde, ts) for b in batch_list)
 
 
-def decode_batches(data: bytes, serde: RecordSerde = METADATA) -> tuple[Batch, ...]:
+def decode_batches(data: bytes, serde: RecordSerde = METADATA, *, keep_raw: bool = False
+                   ) -> tuple[Batch, ...]:
     """Every batch of ``data``, each checked (header, CRC, records, offsets that follow on,
     epochs that never go down); :class:`MalformedBatch` (a ``ValueError``) naming the byte
     position for anything else -- a partial batch at the end included (our leader sends
     whole batches). The CRC does not cover the base offset and the epoch: a flip there
-    passes unless it breaks the order (Kafka's format has the same blind spot)."""
+    passes unless it breaks the order (Kafka's format has the same blind spot).
+
+    ``keep_raw``: each Batch carries its bytes (``Batch.raw``), which ``MetadataLog.append``
+    writes as they are (a follower's log holds the leader's bytes, encoded once)."""
     view = memoryview(data)
     out: list[Batch] = []
     pos = 0
@@ -51,7 +55,7 @@ def decode_batches(data: bytes, serde: RecordSerde = METADATA) -> tuple[Batch, .
                 raise MalformedBatch(f"batch at offset {header.base_offset} epoch "
                                      f"{header.epoch} after one ending at "
                                      f"{out[-1].end_offset} in epoch {out[-1].epoch}", 0)
-            out.append(batches.decode(view, header, serde, pos))
+            out.append(batches.decode(view, header, serde, pos, keep_raw=keep_raw))
         except MalformedBatch as exc:
             raise MalformedBatch(f"batch at byte {pos}: {exc.reason}", pos + exc.position
                                  ) from None

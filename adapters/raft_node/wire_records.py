@@ -6,7 +6,9 @@ checked there), carried as ``encoded.EncodedBatches`` and written as they are: n
 decoded and encoded again on the way out -- Kafka sends the log's bytes the same way. A
 follower decodes them into ``Batch`` values for its core (records as bytes: the node opens
 its log with the bytes serde, ``record_bytes``), each batch checked by the log's decoder; a
-malformed answer is the codec's ``DecodeError``, naming the byte, like any other bad frame."""
+malformed answer is the codec's ``DecodeError``, naming the byte, like any other bad frame.
+Each decoded batch keeps its bytes (``Batch.raw``): the follower's log writes them as they
+came (``MetadataLog.append``), so a record is encoded once, on the leader."""
 
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ def encode_batches(batches: Sequence[Any], serde: RecordSerde = BYTES) -> bytes:
 
 def decode_batches(data: bytes, serde: RecordSerde = BYTES) -> tuple[Batch, ...]:
     try:
-        return log_decode(bytes(data), serde)
+        return log_decode(bytes(data), serde, keep_raw=True)
     except MalformedBatch as exc:
         raise DecodeError(str(exc)) from None
 

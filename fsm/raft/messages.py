@@ -9,7 +9,7 @@ records included, takes one offset."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from fsm.errors import ErrorCode
@@ -40,12 +40,18 @@ class LeaderChange:
 class Batch:
     """Records appended together in one epoch. The core reads only ``base_offset``, ``epoch``
     and how many records there are; ``records`` are the state machine's (opaque to Raft) or,
-    when ``control``, Raft's own (``LeaderChange``)."""
+    when ``control``, Raft's own (``LeaderChange``).
+
+    ``raw``: the batch's bytes as it came off the wire (record batch v2, CRC checked), kept by
+    a shell's decoder so that a follower's log writes them as they are instead of encoding the
+    records again; None elsewhere. The core never reads it, and it takes no part in equality,
+    hashing or ``repr`` (a checker's states are the same with or without it)."""
 
     base_offset: int
     epoch: int
     records: tuple[Any, ...]
     control: bool = False
+    raw: bytes | None = field(default=None, compare=False, repr=False)
 
     @property
     def end_offset(self) -> int:
