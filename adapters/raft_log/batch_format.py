@@ -127,8 +127,9 @@ def decode_records(data: bytes | memoryview, header: BatchHeader, pos: int = 0
     """The records of the (CRC-checked) batch at ``pos``; :class:`MalformedBatch` unless
     they fill the batch exactly, uncompressed, at offset deltas 0, 1, ...
 
-    The common record (every varint one byte, a null key, no header) is read inline; any
-    other field goes through :func:`read_varint`."""
+    The common record (a length and a value length of one or two bytes, every other varint
+    one byte, a null key, no header) is read inline; any other field goes through
+    :func:`read_varint`."""
     if header.attributes & COMPRESSION_MASK:
         raise MalformedBatch(f"compression {header.attributes & COMPRESSION_MASK} is not "
                              "supported", ATTRIBUTES_AT)
@@ -148,6 +149,9 @@ def decode_records(data: bytes | memoryview, header: BatchHeader, pos: int = 0
             b = buf[p]
             if b < 0x80:
                 length, p = (b >> 1) ^ -(b & 1), p + 1
+            elif buf[p + 1] < 0x80:  # two bytes: records of 64 to 8191 bytes
+                z = (b & 0x7F) | (buf[p + 1] << 7)
+                length, p = (z >> 1) ^ -(z & 1), p + 2
             else:
                 length, p = read_varint(buf, p, end)
             stop = p + length
@@ -175,6 +179,10 @@ def decode_records(data: bytes | memoryview, header: BatchHeader, pos: int = 0
                 n = b >> 1
                 value: bytes | None = buf[p + 1:p + 1 + n]
                 p += 1 + n
+            elif not b & 1 and p + 2 <= stop and buf[p + 1] < 0x80:  # 64 to 8191 bytes
+                n = ((b & 0x7F) | (buf[p + 1] << 7)) >> 1
+                value = buf[p + 2:p + 2 + n]
+                p += 2 + n
             else:
                 value, p = _read_bytes(buf, p, stop)
             if p < stop and buf[p] == 0:  # no headers

@@ -277,3 +277,23 @@ def test_a_data_record_with_a_null_value_is_refused_by_name() -> None:
     raw = encode_batch(7, 1, [(None, b"ok"), (None, None)])
     with pytest.raises(MalformedBatch, match=r"bytes record 1 \(offset 8\): null value"):
         batch_codec.decode(raw, read_header(raw), BYTES)
+
+
+def test_value_lengths_at_the_varint_boundaries_decode_inline_or_not() -> None:
+    """A value length of one varint byte (< 64), two (64-8191: the inline path of records
+    of ~100 bytes) and three; kafka-python's batches of them read the same."""
+    sizes = [100, 0, 63, 64, 8191, 8192, 20000]
+    recs = [(None, bytes([i]) * n) for i, n in enumerate(sizes)]
+    raw = encode_batch(3, 1, recs)
+    assert decode_records(raw, read_header(raw)) == recs
+    b = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=False,
+                                  producer_id=-1, producer_epoch=-1, base_sequence=-1,
+                                  batch_size=1 << 20)
+    for i, (_, v) in enumerate(recs):
+        b.append(i, timestamp=0, key=None, value=v, headers=[])
+    theirs = bytes(b.build())
+    assert decode_records(theirs, read_header(theirs)) == recs
+    short = bytearray(raw)
+    short[HEADER_BYTES + 1] = 0x7F  # the first record's 2-byte length: 8171 bytes
+    with pytest.raises(MalformedBatch, match="record 0 does not fill its length 8171"):
+        decode_records(bytes(short), read_header(raw))
