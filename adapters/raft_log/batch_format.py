@@ -24,7 +24,7 @@ from typing import NamedTuple
 from crc32c import crc32c
 
 from adapters.raft_log.errors import MalformedBatch
-from adapters.raft_log.varints import SMALL, read_varint, varint
+from adapters.raft_log.varints import CACHED, SMALL, read_varint, varint
 
 HEADER = struct.Struct(">qiibIhiqqqhii")
 HEADER_BYTES = HEADER.size  # 61
@@ -40,6 +40,9 @@ _CRC = struct.Struct(">I")
 _NULL = b"\x01"  # the varint of -1: a null key or value
 _ZERO2 = b"\x00\x00"  # record attributes 0, timestamp delta 0
 _NO_HEADERS = b"\x00"
+_MID_COUNT = 4096
+_MIDS = tuple(_ZERO2 + SMALL[i] + _NULL for i in range(_MID_COUNT))
+"""A null-keyed record's bytes between its length and its value's, by offset delta."""
 
 Record = tuple[bytes | None, bytes | None]
 """A record's key and value, each bytes or None."""
@@ -82,7 +85,16 @@ def encode_batch(base_offset: int, epoch: int, records: Sequence[Record], *,
         raise ValueError("a batch holds at least one record")
     parts: list[bytes] = [bytes(HEADER_BYTES)]
     add = parts.append
+    mids = _MIDS
     for i, (key, value) in enumerate(records):
+        if key is None and value is not None and i < _MID_COUNT:  # the state machine's
+            mid = mids[i]
+            lv = len(value)
+            v = SMALL[lv] if lv < CACHED else varint(lv)
+            add(varint(len(mid) + len(v) + lv + 1) + mid + v)
+            add(value)
+            add(_NO_HEADERS)
+            continue
         delta = SMALL[i] if i < len(SMALL) else varint(i)
         k = _NULL if key is None else varint(len(key)) + key
         if value is None:

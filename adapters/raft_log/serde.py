@@ -20,6 +20,8 @@ class RecordSerde:
 
 
 def _bytes_in(value: Any) -> bytes:
+    if type(value) is bytes:
+        return value
     if not isinstance(value, bytes | bytearray | memoryview):
         raise TypeError(f"the bytes serde takes bytes, not {type(value).__name__}")
     return bytes(value)
