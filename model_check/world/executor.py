@@ -480,7 +480,13 @@ def do_isr_change(w: World, a: A.Action) -> list[str]:
 
 def isr_change_choices(w: World) -> list[A.Action]:
     """For every acting leader: shrink its ISR by one follower, or expand it by one assigned
-    replica whose process runs."""
+    replica whose broker runs and acts as its follower for that partition.
+
+    A leader takes a replica back only once that replica fetches from it: a broker that no
+    longer hosts the partition (a reassignment moved it away) or follows another leader
+    cannot catch up, so Kafka's leader never adds it. Without this, the world let a leader
+    add a broker its own replica list no longer names (``check deep --random --seed 442``
+    found an ISR outside the assignment that way)."""
     out: list[A.Action] = []
     procs = w.procs
     for b in w.config.broker_ids:
@@ -494,7 +500,7 @@ def isr_change_choices(w: World) -> list[A.Action]:
                 if f != b:
                     out.append(A.Action(A.ISR_CHANGE, b, (tp, tuple(x for x in isr if x != f))))
             for r in replicas:
-                if r not in isr and procs[r].up:
+                if r not in isr and procs[r].up and (tp, b) in w.broker_facts(r).follows:
                     out.append(A.Action(A.ISR_CHANGE, b, (tp, isr + (r,))))
     return out
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from fsm.broker.views import ReplicaRole
 from fsm.broker_states import BrokerState
 from fsm.values import TopicPartition
 
@@ -31,6 +32,8 @@ class BrokerFacts(NamedTuple):
     state: BrokerState
     led: tuple[tuple[TopicPartition, tuple[int, ...], tuple[int, ...]], ...]
     """``(tp, ISR view, replicas)`` of every replica the broker acts as leader of."""
+    follows: frozenset[tuple[TopicPartition, int]] = frozenset()
+    """``(tp, leader)`` of every replica the broker acts as a follower of ``leader`` for."""
 
 
 def controller_facts(c: Controller) -> ControllerFacts:
@@ -46,4 +49,6 @@ def broker_facts(core: BrokerCore) -> BrokerFacts:
     """The facts of broker core ``core``."""
     led = tuple((tp, tuple(v.isr), tuple(v.replicas)) for tp, v in core.replicas()
                 if core.believes_leader(tp))
-    return BrokerFacts(core.state, led)
+    follows = frozenset((tp, v.leader) for tp, v in core.replicas()
+                        if v.role is ReplicaRole.FOLLOWER and not v.fenced)
+    return BrokerFacts(core.state, led, follows)
