@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import click
+from click.core import ParameterSource
 from rich.console import Console
 
 from adapters.cli.admin_cmd import quiet_kazoo
+from adapters.cli.cluster_kraft import run_kraft_up
 from adapters.cli.controller_cmd import _valid_hosts
 from adapters.cli.log_options import log_config_option
 from adapters.cli.zk_options import zookeeper_auth_option, zookeeper_hosts_option
@@ -28,6 +30,13 @@ from adapters.host import thread_priority as priority
 from adapters.zookeeper.connect import AUTH_ENV, ZkAuth
 
 DEFAULT_DIR = Path(".kcontrol/cluster")
+DEFAULT_KRAFT_DIR = Path(".kcontrol/kraft")
+ZOOKEEPER = "zookeeper"
+KRAFT = "kraft"
+ZOOKEEPER_ONLY = frozenset({"hosts", "session_timeout_ms", "control_plane",
+                            "control_plane_priority", "log_config", "zookeeper_auth"})
+KRAFT_SNAPSHOT_EVERY = 1000
+"""``--mode kraft``: the controllers write a snapshot every this many committed records."""
 
 _dir_option = click.option(
     "--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
@@ -51,11 +60,20 @@ def cluster() -> None:
     quiet_kazoo()  # kazoo logs every refused connection; the command's message says it once
 
 
-@cluster.command(short_help="Start ZooKeeper and the brokers.")
+@cluster.command(short_help="Start ZooKeeper and the brokers, or a KRaft cluster.")
+@click.option("--mode", type=click.Choice([ZOOKEEPER, KRAFT]), default=ZOOKEEPER,
+              show_default=True,
+              help="zookeeper: an ensemble and brokers, started in the background. kraft: a "
+                   "controller quorum and brokers, in the foreground until Ctrl-C.")
 @click.option("--brokers", type=click.IntRange(1, 9), default=3, show_default=True,
               help="How many brokers to start.")
+@click.option("--controllers", type=click.IntRange(1, 9), default=3, show_default=True,
+              help="--mode kraft: how many controllers (voters of the metadata quorum).")
 @zookeeper_hosts_option(required=False, help="Without it an ensemble is started in DIR.")
-@_dir_option
+@click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
+              default=None,
+              help=f"Directory holding the cluster [default: {DEFAULT_DIR}; --mode kraft: "
+                   f"{DEFAULT_KRAFT_DIR}, cleared first].")
 @click.option("--session-timeout-ms", type=click.IntRange(min=1000),
               default=DEFAULT_SESSION_TIMEOUT_MS, show_default=True,
               help="The brokers' ZooKeeper session timeout (how fast a kill -9 is noticed).")
@@ -68,12 +86,29 @@ def cluster() -> None:
               help="Seconds to wait for the cluster to be ready.")
 @_broker_log_config
 @zookeeper_auth_option
-def up(brokers: int, hosts: str | None, directory: Path, session_timeout_ms: int,
+def up(mode: str, brokers: int, controllers: int, hosts: str | None,
+       directory: Path | None, session_timeout_ms: int,
        control_plane: bool, control_plane_priority: str, timeout: float,
        log_config: tuple[Path, dict[str, Any]] | None, zookeeper_auth: ZkAuth | None) -> None:
     """Start ZooKeeper (unless --zookeeper) and BROKERS brokers; wait until a controller is
     elected and every broker's metadata names every broker. Each broker logs to
-    DIR/broker-<id>.log and its state changes to DIR/broker-<id>/state-change.log."""
+    DIR/broker-<id>.log and its state changes to DIR/broker-<id>/state-change.log.
+
+    With --mode kraft: format and start CONTROLLERS controllers (node ids 3000, 3001, ...)
+    and BROKERS brokers (1, 2, ...), each from DIR/<role>-<id>.properties; print the
+    bootstrap servers (stdout), the quorum and the cluster id; stop everything on Ctrl-C."""
+    ctx = click.get_current_context()
+    given = {name for name in ctx.params
+             if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE}
+    if mode == KRAFT:
+        for name in sorted(given & ZOOKEEPER_ONLY):
+            option = "zookeeper" if name == "hosts" else name.replace("_", "-")
+            raise click.UsageError(f"--{option} is for --mode zookeeper only")
+        raise SystemExit(run_kraft_up(directory or DEFAULT_KRAFT_DIR, controllers, brokers,
+                                      timeout, KRAFT_SNAPSHOT_EVERY))
+    if "controllers" in given:
+        raise click.UsageError("--controllers is for --mode kraft only")
+    directory = directory or DEFAULT_DIR
     if hosts is not None and (problem := _valid_hosts(hosts)):
         raise click.BadParameter(f"{hosts!r}: {problem}", param_hint="--zookeeper")
     try:
