@@ -251,7 +251,7 @@ class KRaftCluster:
                         f"{self.root} is not empty and holds no {PLAN_FILE}: not a cluster "
                         "this launcher made; choose another --dir")
                 shutil.rmtree(self.root)
-        self.root.mkdir(parents=True)
+        self.root.mkdir(parents=True, exist_ok=True)
         for n in self.nodes():
             n.write_config()
         self._save_plan()
