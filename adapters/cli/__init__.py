@@ -14,6 +14,7 @@ from adapters.cli.check_cmd import check, replay
 from adapters.cli.cluster_cmd import cluster
 from adapters.cli.controller_cmd import controller
 from adapters.cli.diagrams_cmd import diagrams
+from adapters.cli.dump_log_cmd import dump_log
 from adapters.cli.reassign_cmd import reassign_cmd
 from adapters.cli.zookeeper_cmd import zookeeper
 
@@ -36,6 +37,7 @@ main.add_command(controller)
 main.add_command(broker)
 main.add_command(cluster)
 main.add_command(chaos)
+main.add_command(dump_log)
 
 
 def run() -> None:
