@@ -63,12 +63,12 @@ def cluster() -> None:
 @cluster.command(short_help="Start ZooKeeper and the brokers, or a KRaft cluster.")
 @click.option("--mode", type=click.Choice([ZOOKEEPER, KRAFT]), default=ZOOKEEPER,
               show_default=True,
-              help="zookeeper: an ensemble and brokers, started in the background. kraft: a "
-                   "controller quorum and brokers, in the foreground until Ctrl-C.")
+              help="Which cluster: ZooKeeper and brokers, started in the background; or KRaft "
+                   "(a controller quorum and brokers), in the foreground until Ctrl-C.")
 @click.option("--brokers", type=click.IntRange(1, 9), default=3, show_default=True,
               help="How many brokers to start.")
 @click.option("--controllers", type=click.IntRange(1, 9), default=3, show_default=True,
-              help="--mode kraft: how many controllers (voters of the metadata quorum).")
+              help="How many controllers (voters of the metadata quorum) with --mode kraft.")
 @zookeeper_hosts_option(required=False, help="Without it an ensemble is started in DIR.")
 @click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
               default=None,
