@@ -25,6 +25,7 @@ from adapters.raft_log import BYTES, MetadataLog
 from adapters.raft_node.admin import AdminError, AdminServer
 from adapters.raft_node.appends import AppendTicket
 from adapters.raft_node.args import NodeArgs
+from adapters.raft_node.image_view import topics_view
 from adapters.raft_node.port import NodePort
 from adapters.raft_node.record_bytes import encoded
 from adapters.raft_node.shell import RaftCore, RaftNodeShell, Runner, raft_driver
@@ -123,7 +124,7 @@ class QuorumNode:
                "digest": self._op_digest}
         if self.args.controller:
             ops |= {"register_broker": self._op_register_broker,
-                    "brokers": self._op_brokers}
+                    "brokers": self._op_brokers, "topics": self._op_topics}
         return ops
 
     def _shell(self) -> RaftNodeShell:
@@ -204,6 +205,16 @@ class QuorumNode:
                     "committed_offset": c.committed_offset,
                     "brokers": {str(b): {"epoch": r.epoch, "fenced": r.fenced}
                                 for b, r in sorted(c.committed.brokers.items())}}
+
+        return _wait(self._shell().call(read), 30.0)
+
+    def _op_topics(self, req: dict[str, Any]) -> dict[str, Any]:
+        """The committed image's topics, partitions, leaders and ISRs (``image_view``)."""
+        def read() -> dict[str, Any]:
+            c = self.controller
+            return {"active": c.active, "epoch": c.epoch,
+                    "committed_offset": c.committed_offset,
+                    "topics": topics_view(c.committed)}
 
         return _wait(self._shell().call(read), 30.0)
 
