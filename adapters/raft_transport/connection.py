@@ -10,9 +10,11 @@ and this node's answers go back on it, in the order the shell gives them.
 from __future__ import annotations
 
 import socket
+from collections import deque
 from dataclasses import dataclass
 
 from adapters.network.codec.framing import FrameReader
+from adapters.raft_transport.served import Inbound
 
 
 @dataclass(slots=True)
@@ -25,7 +27,8 @@ class InFlight:
 class Connection:
     __slots__ = (
         "sock", "reader", "out", "peer", "inbound", "connected", "in_flight", "label",
-        "client_key", "closed", "connect_deadline", "last_received",
+        "client_key", "closed", "connect_deadline", "last_received", "served", "backlog",
+        "muted",
     )
 
     def __init__(self, sock: socket.socket, max_frame_size: int, *, inbound: bool,
@@ -42,6 +45,9 @@ class Connection:
         self.closed = False
         self.connect_deadline = 0.0
         self.last_received = 0.0  # monotonic seconds of the last bytes read
+        self.served: deque[Inbound] = deque()  # inbound: served-API requests, in arrival order
+        self.backlog: deque[bytes] = deque()  # inbound: frames read while muted
+        self.muted = False  # inbound: not read until answers go out (``served.py``)
 
     def fileno(self) -> int:
         return self.sock.fileno()

@@ -18,6 +18,11 @@ id the request names (candidate, leader, replica id), else the ``raft-<id>`` cli
 header, else -- a tool's DescribeQuorum -- a per-connection id at or below
 :data:`ANONYMOUS_BASE`, which ``send`` answers the same way.
 
+A controller node's transport also serves the controller's APIs: a request of an API in
+``served.supported`` goes to ``served.handle`` with a way to answer it, keyed by that request
+(not by its source), in the connection's request order, bounded per connection and in time
+(``served.py``). ApiVersions lists them too.
+
 A request naming another cluster id (one that names none is taken) is answered
 ``INCONSISTENT_CLUSTER_ID`` here, as Kafka does, and not handed on. A frame that does not
 decode, is over ``max_frame_size`` or asks for an API the quorum does
@@ -51,6 +56,7 @@ from adapters.network.codec.raft_frames import (
 )
 from adapters.network.codec.raft_registry import RAFT_SUPPORTED, SEND_VERSIONS, api_name
 from adapters.raft_transport.connection import Connection, InFlight
+from adapters.raft_transport.served import Inbound, ServedApis, peek_correlation
 from fsm.errors import ErrorCode
 
 log = logging.getLogger("kcontrol.raft.transport")
@@ -97,6 +103,7 @@ class TransportStats:
     timeouts: int = 0  # connections given up for a request that was not answered in time
     connects: int = 0  # outbound connections established
     connect_failures: int = 0
+    served_timeouts: int = 0  # served-API requests answered as timed out
 
 
 class RaftTransport:
@@ -117,9 +124,13 @@ class RaftTransport:
         max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
         max_inbound_connections: int = 64,
         max_out_buffer: int = 64 * 1024 * 1024,
+        served: ServedApis | None = None,
+        served_timeout_ms: int | None = None,
+        served_in_flight: int = 16,
     ) -> None:
-        if queue_limit < 1 or max_in_flight < 1 or answer_limit < 1:
-            raise ValueError("queue_limit, max_in_flight and answer_limit must be >= 1")
+        if queue_limit < 1 or max_in_flight < 1 or answer_limit < 1 or served_in_flight < 1:
+            raise ValueError("queue_limit, max_in_flight, answer_limit and served_in_flight "
+                             "must be >= 1")
         if retry_backoff_ms < 0 or max_backoff_ms < retry_backoff_ms or request_timeout_ms <= 0:
             raise ValueError("need 0 <= retry_backoff_ms <= max_backoff_ms, request_timeout_ms > 0")
         self.node_id = node_id
@@ -136,6 +147,14 @@ class RaftTransport:
         self.max_inbound_connections = max_inbound_connections
         self.max_out_buffer = max_out_buffer
         self.stats = TransportStats()
+        self.served = served
+        self.served_timeout_s = (request_timeout_ms if served_timeout_ms is None
+                                 else served_timeout_ms) / 1000
+        self.served_in_flight = served_in_flight
+        self._served: dict[int, Inbound] = {}  # handle -> request still unanswered
+        self._served_deadlines: deque[Inbound] = deque()  # arrival order = deadline order
+        self._served_answers: deque[tuple[int, bytes]] = deque()  # (handle, frame)
+        self._next_handle = 0
         self._peers = {
             nid: _Peer(nid, (host, port)) for nid, (host, port) in voters.items() if nid != node_id
         }
@@ -244,6 +263,8 @@ class RaftTransport:
 
     def _poll_timeout(self, now: float) -> float:
         timeout = _POLL_S
+        if self._served_deadlines:
+            timeout = min(timeout, self._served_deadlines[0].deadline - now)
         for peer in self._peers.values():
             if peer.conn is None and peer.queue:
                 timeout = min(timeout, peer.next_attempt - now)
@@ -274,6 +295,8 @@ class RaftTransport:
             self._answers.clear()
         for destination, key, body in answers:
             self._answer(destination, key, body)
+        if self.served is not None:
+            self._pump_served(now)
         for peer in self._peers.values():
             conn = peer.conn
             if conn is None:
@@ -407,8 +430,15 @@ class RaftTransport:
                 self._drop(conn, f"write failed: {e}")
                 return
             del conn.out[:sent]
-        events = selectors.EVENT_READ | (selectors.EVENT_WRITE if conn.out else 0)
-        if self._selector.get_key(conn.sock).events != events:
+        events = (0 if conn.muted else selectors.EVENT_READ) | (
+            selectors.EVENT_WRITE if conn.out else 0)
+        key = self._selector.get_map().get(conn.sock)
+        if key is None:
+            if events:
+                self._selector.register(conn.sock, events, conn)
+        elif not events:
+            self._selector.unregister(conn.sock)  # muted with nothing to write
+        elif key.events != events:
             self._selector.modify(conn.sock, events, conn)
 
     def _on_readable(self, conn: Connection) -> None:
@@ -428,7 +458,9 @@ class RaftTransport:
             for frame in frames:
                 if conn.closed:
                     return
-                if conn.inbound:
+                if conn.inbound and (conn.muted or conn.backlog):
+                    conn.backlog.append(frame)  # read once answers went out
+                elif conn.inbound:
                     self._on_request(conn, frame)
                 else:
                     self._on_response(conn, frame)
@@ -444,6 +476,10 @@ class RaftTransport:
     def _on_request(self, conn: Connection, frame: bytes) -> None:
         if frame[:2] == API_VERSIONS_KEY.to_bytes(2, "big"):
             self._on_api_versions(conn, frame)
+            return
+        if self.served is not None and len(frame) >= 8 and \
+                int.from_bytes(frame[:2], "big") in self.served.supported:
+            self._on_served(conn, frame)
             return
         request = parse_request(frame)
         theirs = self.converter.cluster_id_of(request.api_key, request.body)
@@ -480,10 +516,91 @@ class RaftTransport:
             conn.out += parsed.response_frame()
         else:
             advertised = {**RAFT_SUPPORTED, API_VERSIONS_KEY: versions_range}
+            if self.served is not None:
+                advertised |= self.served.supported
             body = dispatch.api_versions_body(parsed.api_version, dict(sorted(advertised.items())))
             conn.out += dispatch.encode_response(
                 API_VERSIONS_KEY, parsed.api_version, parsed.header.correlation_id, body
             )
+        self._flush(conn)
+
+    # ------------------------------------------------------------------ served APIs
+    def _on_served(self, conn: Connection, frame: bytes) -> None:
+        assert self.served is not None
+        handle = self._next_handle
+        self._next_handle += 1
+        request = Inbound(handle, int.from_bytes(frame[:2], "big"),
+                          int.from_bytes(frame[2:4], "big"), peek_correlation(frame), frame,
+                          time.monotonic() + self.served_timeout_s, conn)
+        self._served[handle] = request
+        self._served_deadlines.append(request)
+        conn.served.append(request)
+        if len(conn.served) >= self.served_in_flight:
+            conn.muted = True
+            self._flush(conn)
+        self.served.handle(request, lambda answer: self._served_reply(handle, answer))
+
+    def _served_reply(self, handle: int, answer: bytes) -> None:
+        """Any thread: the answer to the served request ``handle``."""
+        with self._lock:
+            if len(self._served_answers) >= self.answer_limit + len(self._served):
+                self.stats.dropped_responses += 1
+                return
+            self._served_answers.append((handle, answer))
+        self._wake()
+
+    def _pump_served(self, now: float) -> None:
+        assert self.served is not None
+        with self._lock:
+            answers = list(self._served_answers)
+            self._served_answers.clear()
+        touched: set[Connection] = set()
+        for handle, answer in answers:
+            request = self._served.pop(handle, None)
+            if request is None:  # timed out (answered already) or its connection closed
+                self.stats.dropped_responses += 1
+                continue
+            request.answer = answer
+            touched.add(request.conn)
+        deadlines = self._served_deadlines
+        while deadlines and (deadlines[0].deadline <= now or deadlines[0].answer is not None
+                             or deadlines[0].handle not in self._served):
+            request = deadlines.popleft()
+            if self._served.pop(request.handle, None) is None:
+                continue
+            self.stats.served_timeouts += 1
+            log.warning("raft transport %d: api key %d request %s (correlation id %d) "
+                        "unanswered in %.1f s: answered as timed out", self.node_id,
+                        request.api_key, request.conn.label, request.correlation_id,
+                        self.served_timeout_s)
+            request.answer = self.served.expired(request)
+            touched.add(request.conn)
+        for conn in touched:
+            self._release(conn)
+
+    def _release(self, conn: Connection) -> None:
+        """Writes the answers at the head of ``conn``'s served requests that are ready; once
+        fewer than ``served_in_flight`` wait, reads the frames held back while muted."""
+        if conn.closed:
+            return
+        while conn.served and conn.served[0].answer is not None:
+            conn.out += conn.served.popleft().answer  # type: ignore[operator]
+        if len(conn.out) >= self.max_out_buffer:
+            self._drop(conn, "the client does not read its answers")
+            return
+        if conn.muted and len(conn.served) < self.served_in_flight:
+            conn.muted = False
+            try:
+                while conn.backlog and not conn.muted and not conn.closed:
+                    self._on_request(conn, conn.backlog.popleft())
+            except CodecError as e:
+                self.stats.bad_frames += 1
+                self._drop(conn, f"bad frame: {e}")
+            except Exception as e:  # a bug on one connection's input: that connection only
+                self.stats.bad_frames += 1
+                log.exception("raft transport %d: unexpected error on %s", self.node_id,
+                              conn.label)
+                self._drop(conn, f"unexpected error: {type(e).__name__}: {e}")
         self._flush(conn)
 
     def _on_response(self, conn: Connection, frame: bytes) -> None:
@@ -521,6 +638,10 @@ class RaftTransport:
         if conn.inbound:
             self._inbound.discard(conn)
             self._waiting.pop(conn.client_key, None)
+            for request in conn.served:
+                self._served.pop(request.handle, None)
+            conn.served.clear()
+            conn.backlog.clear()
             return
         peer = self._peers[conn.peer]  # type: ignore[index]
         if peer.conn is conn:
