@@ -42,6 +42,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from adapters.network.codec import dispatch, registry
 from adapters.network.codec.errors import CodecError
@@ -158,7 +159,9 @@ class RaftTransport:
         self._peers = {
             nid: _Peer(nid, (host, port)) for nid, (host, port) in voters.items() if nid != node_id
         }
-        self._answers: deque[tuple[int, int, bytes]] = deque()  # (destination, key, body)
+        self._answers: deque[tuple[int, int, bytes, dict[str, Any]]] = deque()
+        """(destination, key, body encoded at the send version, the wire dict: encoded again
+        for a request of another version)"""
         self._waiting: dict[int, deque[_Waiting]] = {}
         self._inbound: set[Connection] = set()
         self._next_correlation = 0
@@ -223,11 +226,11 @@ class RaftTransport:
             body = encode_body(key, version, wire, response=True)
             with self._lock:
                 if len(self._answers) >= self.answer_limit:
-                    dest, old_key, _ = self._answers.popleft()
+                    dest, old_key, _, _ = self._answers.popleft()
                     self.stats.dropped_responses += 1
                     log.warning("raft transport %d: answer queue full: dropped the oldest "
                                 "(%s to %d)", self.node_id, api_name(old_key), dest)
-                self._answers.append((destination, key, body))
+                self._answers.append((destination, key, body, wire))
         self._wake()
 
     def close(self, timeout: float = 5.0) -> None:
@@ -293,8 +296,8 @@ class RaftTransport:
         with self._lock:
             answers = list(self._answers)
             self._answers.clear()
-        for destination, key, body in answers:
-            self._answer(destination, key, body)
+        for destination, key, body, wire in answers:
+            self._answer(destination, key, body, wire)
         if self.served is not None:
             self._pump_served(now)
         for peer in self._peers.values():
@@ -340,7 +343,7 @@ class RaftTransport:
         if now - conn.last_received >= self.request_timeout_s:
             self._drop(conn, f"nothing received in {self.request_timeout_s:.1f} s")
 
-    def _answer(self, destination: int, key: int, body: bytes) -> None:
+    def _answer(self, destination: int, key: int, body: bytes, wire: dict[str, Any]) -> None:
         """Writes the answer on the connection of the oldest request of API ``key`` from
         ``destination`` still waiting (requests of other APIs from it may wait longer)."""
         waiting = self._waiting.get(destination)
@@ -359,6 +362,8 @@ class RaftTransport:
         if len(conn.out) >= self.max_out_buffer:
             self._drop(conn, "the client does not read its answers")
             return
+        if match.api_version != SEND_VERSIONS[key]:  # an older client (DescribeQuorum v0)
+            body = encode_body(key, match.api_version, wire, response=True)
         conn.out += encode_response(key, match.api_version, match.correlation_id, body)
         self._flush(conn)
 
