@@ -15,7 +15,9 @@ from adapters.cli.cluster_cmd import cluster
 from adapters.cli.controller_cmd import controller
 from adapters.cli.diagrams_cmd import diagrams
 from adapters.cli.dump_log_cmd import dump_log
+from adapters.cli.node_cmd import node
 from adapters.cli.reassign_cmd import reassign_cmd
+from adapters.cli.storage_cmd import storage
 from adapters.cli.zookeeper_cmd import zookeeper
 
 
@@ -38,6 +40,8 @@ main.add_command(broker)
 main.add_command(cluster)
 main.add_command(chaos)
 main.add_command(dump_log)
+main.add_command(node)
+main.add_command(storage)
 
 
 def run() -> None:
