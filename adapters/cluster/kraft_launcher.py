@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import atexit
 import base64
+import importlib.util
 import json
 import os
 import shutil
@@ -108,8 +109,12 @@ def _cli_commands() -> frozenset[str]:
 
 
 def detect_backend() -> str:
-    """``node`` once ``kcontrol node`` exists, else ``raft`` (controllers only)."""
-    return NODE if "node" in _cli_commands() else RAFT
+    """``node`` once ``kcontrol node`` exists and has a runtime to run
+    (``adapters.kraft_node.runtime``; the command is there before it), else ``raft``
+    (controllers only)."""
+    if "node" not in _cli_commands():
+        return RAFT
+    return NODE if importlib.util.find_spec("adapters.kraft_node.runtime") is not None else RAFT
 
 
 @dataclass(frozen=True)

@@ -267,3 +267,15 @@ def test_load_settings_reads_a_file_and_names_an_unreadable_one(tmp_path: Path) 
     path.write_text("k=\\uZZZZ\n")
     with pytest.raises(ConfigError, match="line 1: malformed"):
         load_settings(path)
+
+
+def test_the_local_cluster_launchers_files_parse(tmp_path: Path) -> None:
+    from adapters.cluster.kraft_launcher import NODE, KRaftCluster
+
+    cluster = KRaftCluster(tmp_path / "k", 3, 2, backend=NODE)
+    cluster.prepare()
+    for n in cluster.nodes():
+        warnings: list[str] = []
+        s = load_settings(n.config_path, (), warnings.append)
+        assert s.node_id == n.node_id and warnings == [] and s.extra == {}
+        assert s.is_controller == (n.role == "controller")
