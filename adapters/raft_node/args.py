@@ -33,6 +33,13 @@ class NodeArgs:
     flush_every: int = 256
     snapshot_every: int = 0
     log_level: str = "INFO"
+    request_timeout_ms: int = 2000  # controller.quorum.request.timeout.ms
+    retry_backoff_ms: int = 20  # controller.quorum.retry.backoff.ms
+    session_timeout_ms: int = 18_000  # broker.session.timeout.ms (the controller's leases)
+    default_partitions: int = 1  # num.partitions
+    default_replication_factor: int = 3  # default.replication.factor
+    broker_listener: str | None = None
+    """The brokers' listener whose endpoints DescribeCluster names (None: each one's first)."""
     extra: dict[str, str] = field(default_factory=dict)
 
     @property

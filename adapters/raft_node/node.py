@@ -59,13 +59,28 @@ def open_metadata_log(directory: os.PathLike[str] | str) -> MetadataLog:
     return MetadataLog.open(directory, serde=BYTES)
 
 
-def make_transport(args: NodeArgs, config: RaftConfig, deliver: Any) -> RaftTransport:
+def make_transport(args: NodeArgs, config: RaftConfig, deliver: Any,
+                   served: Any = None) -> RaftTransport:
     """The quorum's TCP transport, listening on this node's voter address; batches travel
-    in the log's own encoding (Kafka's record batches)."""
+    in the log's own encoding (Kafka's record batches). ``served``: the controller's APIs
+    on a controller node (``adapters.kraft_node.controller_apis``)."""
     converter = RaftConverter(records_codec(BYTES), args.cluster_id)
     return RaftTransport(args.node_id, args.voters, args.address, deliver, converter=converter,
                          retry_backoff_ms=config.retry_backoff_ms,
-                         request_timeout_ms=config.request_timeout_ms)
+                         request_timeout_ms=config.request_timeout_ms, served=served)
+
+
+def controller_apis(args: NodeArgs, shell: RaftNodeShell) -> Any:
+    """The controller's APIs for this node's listener, or None when kwire's codec of them
+    is not there (the node then serves the quorum's APIs only, and says so)."""
+    try:
+        from adapters.kraft_node.controller_apis import ControllerApis
+
+        return ControllerApis(shell, args.cluster_id, listener_name=args.broker_listener)
+    except ImportError as exc:
+        log.warning("[raft %d] the controller's APIs are not served on the listener: %s",
+                    args.node_id, exc)
+        return None
 
 
 class QuorumNode:
@@ -74,7 +89,9 @@ class QuorumNode:
         self.config = RaftConfig(node_id=args.node_id, voters=tuple(sorted(args.voters)),
                                  election_timeout_ms=args.election_timeout_ms,
                                  fetch_timeout_ms=args.fetch_timeout_ms,
-                                 election_backoff_max_ms=args.election_backoff_max_ms)
+                                 election_backoff_max_ms=args.election_backoff_max_ms,
+                                 request_timeout_ms=args.request_timeout_ms,
+                                 retry_backoff_ms=args.retry_backoff_ms)
         self.controller: Any = None
         self.log: Any = None
         self.transport: Any = None
@@ -91,7 +108,8 @@ class QuorumNode:
         self.shell = RaftNodeShell(self.config, self.log, None,
                                    make_runner=self._runner, hosts_controller=args.controller,
                                    flush_every=args.flush_every, on_halt=self._on_halt)
-        self.transport = make_transport(args, self.config, self.shell.deliver)
+        served = controller_apis(args, self.shell) if args.controller else None
+        self.transport = make_transport(args, self.config, self.shell.deliver, served)
         self.shell.attach_transport(self.transport)
         self.shell.start()  # Start is queued before anything the transport delivers
         start = getattr(self.transport, "start", None)
@@ -112,8 +130,11 @@ class QuorumNode:
     def _runner(self, core: RaftCore, port: NodePort) -> Runner:
         if not self.args.controller:
             return raft_driver(core, port)
+        a = self.args
         self.controller = QuorumController(QuorumControllerConfig(
-            node_id=self.args.node_id, cluster_id=self.args.cluster_id))
+            node_id=a.node_id, cluster_id=a.cluster_id, session_timeout_ms=a.session_timeout_ms,
+            default_num_partitions=a.default_partitions,
+            default_replication_factor=a.default_replication_factor))
         return ControllerOnRaft(core, self.controller, port,
                                 snapshot_every=self.args.snapshot_every)
 

@@ -14,6 +14,7 @@ import logging
 import signal
 import sys
 import threading
+from collections.abc import Callable
 
 from adapters.raft_node.args import ArgumentError, parse_args
 from adapters.raft_node.node import QuorumNode
@@ -22,6 +23,54 @@ LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 EXIT_BAD_ARGUMENT = 2
 EXIT_START_FAILED = 1
 EXIT_HALTED = 3
+WAKE_S = 1.0
+
+
+class Lifetime:
+    """Until when a node process runs: SIGTERM/SIGINT (a graceful stop) or a halt of one of
+    its parts (``on_halt``, given to each part)."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.halted: list[str] = []
+
+    def on_halt(self, reason: str) -> None:
+        self.halted.append(reason)
+        self.done.set()
+
+    def install_signals(self) -> None:
+        """SIGTERM and SIGINT end the wait (only the main thread may install handlers: an
+        embedded caller on another thread sets ``done`` itself)."""
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                signal.signal(sig, lambda *_: self.done.set())
+
+
+def configure_logging(level: str = "INFO") -> None:
+    """One line per event on stderr (does nothing if the caller configured logging)."""
+    logging.basicConfig(level=level, format=LOG_FORMAT, stream=sys.stderr)
+
+
+def run_until_stopped(start: Callable[[], None], stop: Callable[[bool], None],
+                      lifetime: Lifetime, what: str,
+                      logger: logging.Logger | None = None) -> int:
+    """``start()``, wait for a signal or a halt, ``stop(graceful)``; the exit status: 0 after
+    a signal, ``EXIT_HALTED`` after a halt, ``EXIT_START_FAILED`` if ``start`` raised (said in
+    one line, whatever had started stopped)."""
+    logger = logger or logging.getLogger("kcontrol.raft")
+    lifetime.install_signals()
+    try:
+        start()
+    except Exception as exc:  # noqa: BLE001 -- said in one line, then the exit status
+        logger.error("%s did not start: %s: %s", what, type(exc).__name__, exc)
+        stop(False)
+        return EXIT_START_FAILED
+    while not lifetime.done.wait(WAKE_S):
+        pass
+    if lifetime.halted:
+        logger.error("%s halted: %s", what, "; ".join(lifetime.halted))
+    stop(not lifetime.halted)
+    return EXIT_HALTED if lifetime.halted else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -30,25 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     except ArgumentError as exc:
         print(f"python -m adapters.raft_node: error: {exc}", file=sys.stderr)
         return EXIT_BAD_ARGUMENT
-    logging.basicConfig(level=args.log_level, format=LOG_FORMAT, stream=sys.stderr)
-    done = threading.Event()
-    halted: list[str] = []
-
-    def on_halt(reason: str) -> None:
-        halted.append(reason)
-        done.set()
-
-    node = QuorumNode(args, on_halt=on_halt)
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: done.set())
-    try:
-        node.start()
-    except Exception as exc:  # noqa: BLE001 -- said in one line, then the exit status
-        logging.getLogger("kcontrol.raft").error("node %d did not start: %s: %s",
-                                                 args.node_id, type(exc).__name__, exc)
-        node.stop(resign=False)
-        return EXIT_START_FAILED
-    while not done.wait(1.0):
-        pass
-    node.stop(resign=not halted)
-    return EXIT_HALTED if halted else 0
+    configure_logging(args.log_level)
+    lifetime = Lifetime()
+    node = QuorumNode(args, on_halt=lifetime.on_halt)
+    return run_until_stopped(node.start, lambda graceful: node.stop(resign=graceful),
+                             lifetime, f"node {args.node_id}")
