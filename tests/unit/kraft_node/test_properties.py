@@ -279,3 +279,15 @@ def test_the_local_cluster_launchers_files_parse(tmp_path: Path) -> None:
         s = load_settings(n.config_path, (), warnings.append)
         assert s.node_id == n.node_id and warnings == [] and s.extra == {}
         assert s.is_controller == (n.role == "controller")
+
+
+@pytest.mark.parametrize(("name", "roles", "node_id"), [
+    ("server", {"broker", "controller"}, 1), ("controller", {"controller"}, 1),
+    ("broker", {"broker"}, 2)])
+def test_the_example_files_parse(name: str, roles: set[str], node_id: int) -> None:
+    path = Path(__file__).resolve().parents[3] / "config" / "kraft" / f"{name}.properties"
+    warnings: list[str] = []
+    s = load_settings(path, (), warnings.append)
+    assert (s.process_roles, s.node_id, warnings, s.extra) == (roles, node_id, [], {})
+    assert s.quorum_voters == {1: ("127.0.0.1", 9093)}
+    assert all(host == "127.0.0.1" for host, _ in s.listeners.values())
