@@ -199,7 +199,10 @@ def info_cmd(config: Path, overrides: tuple[str, ...]) -> None:
     if problems:
         click.echo(f"{problems} problem(s) found.")
         sys.exit(1)
-    click.echo(f"All {len(lines)} directories formatted for node.id {settings.node_id}.")
+    meta = read_meta(settings.metadata_log_dir)
+    count = f"{len(lines)} director{'y' if len(lines) == 1 else 'ies'}"
+    click.echo(f"OK: {count} formatted (cluster.id={meta.cluster_id if meta else '?'}, "
+               f"node.id={settings.node_id}).")
 
 
 @storage.command("random-uuid", short_help="Print a new random cluster id.")

@@ -20,7 +20,8 @@ The checks follow Kafka's ``KafkaConfig.validateValues`` for KRaft mode (3.x):
 - ``log.dirs`` (else ``log.dir``) is required -- Kafka's default of ``/tmp/kafka-logs`` is
   not taken: a node's storage is chosen, not guessed; ``metadata.log.dir`` defaults to the
   first of them.
-- ``broker.heartbeat.interval.ms`` < ``broker.session.timeout.ms``; integer keys in range.
+- Ours: ``broker.heartbeat.interval.ms`` < ``broker.session.timeout.ms`` (a broker would
+  lose its session between two heartbeats); integer keys in range.
 
 ZooKeeper-mode keys: ``control.plane.listener.name`` is refused ("not supported in KRaft mode",
 as Kafka refuses it). ``zookeeper.connect`` is refused too: Kafka accepts it next to

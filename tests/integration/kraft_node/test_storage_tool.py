@@ -65,7 +65,7 @@ def test_the_storage_tool_end_to_end(tmp_path: Path) -> None:
 
     r = kcontrol("storage", "info", "--config", str(config))
     assert r.returncode == 0, r.stdout + r.stderr
-    assert r.stdout.splitlines()[-1] == "All 3 directories formatted for node.id 1."
+    assert r.stdout.splitlines()[-1] == f"OK: 3 directories formatted (cluster.id={cluster_id}, node.id=1)."
 
     (dirs[1] / "meta.properties").unlink()
     r = kcontrol("storage", "info", "--config", str(config))

@@ -112,7 +112,7 @@ def test_info_flags_problems_and_exits_1(config: Path) -> None:
     assert r.exit_code == 0, r.output
     assert r.output.splitlines()[0] == (f"{d}/a (log.dirs): meta.properties version 1, "
                                         f"cluster.id={CLUSTER}, node.id=1")
-    assert r.output.splitlines()[-1] == "All 3 directories formatted for node.id 1."
+    assert r.output.splitlines()[-1] == f"OK: 3 directories formatted (cluster.id={CLUSTER}, node.id=1)."
     (d / "b" / "meta.properties").write_text(f"version=1\ncluster.id={OTHER}\nnode.id=1\n")
     (d / "meta" / "meta.properties").write_text("version=0\nbroker.id=1\n")
     r = run("storage", "info", "-c", str(config))
