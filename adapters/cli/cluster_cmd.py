@@ -25,6 +25,7 @@ from adapters.cli.log_options import log_config_option
 from adapters.cli.zk_options import zookeeper_auth_option, zookeeper_hosts_option
 from adapters.cluster import Cluster, ClusterError, NoClusterError
 from adapters.cluster.demo import run_demo, status_table
+from adapters.cluster.kraft_demo import run_kraft_demo
 from adapters.cluster.launcher import DEFAULT_SESSION_TIMEOUT_MS
 from adapters.host import thread_priority as priority
 from adapters.zookeeper.connect import AUTH_ENV, ZkAuth
@@ -33,6 +34,7 @@ DEFAULT_DIR = Path(".kcontrol/cluster")
 DEFAULT_KRAFT_DIR = Path(".kcontrol/kraft")
 ZOOKEEPER = "zookeeper"
 KRAFT = "kraft"
+BOTH = "both"
 ZOOKEEPER_ONLY = frozenset({"hosts", "session_timeout_ms", "control_plane",
                             "control_plane_priority", "log_config", "zookeeper_auth"})
 KRAFT_SNAPSHOT_EVERY = 1000
@@ -185,15 +187,29 @@ def status(directory: Path, zookeeper_auth: ZkAuth | None) -> None:
 @cluster.command(short_help="Run the make run walk-through.")
 @click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
               default=Path(".kcontrol/demo"), show_default=True,
-              help="Directory holding the demo's cluster, its logs and the plan it moves.")
+              help="Directory holding the demo's cluster, its logs and the plan it moves "
+                   "(the KRaft stage's cluster in DIR/kraft).")
+@click.option("--mode", type=click.Choice([ZOOKEEPER, KRAFT, BOTH]), default=BOTH,
+              show_default=True,
+              help="Which stages to run: ZooKeeper mode, KRaft mode, or both (ZooKeeper "
+                   "first).")
 @click.option("--session-timeout-ms", type=click.IntRange(min=1000), default=4000,
               show_default=True, help="The brokers' ZooKeeper session timeout.")
 @_broker_log_config
 @zookeeper_auth_option
-def demo(directory: Path, session_timeout_ms: int,
+def demo(directory: Path, mode: str, session_timeout_ms: int,
          log_config: tuple[Path, dict[str, Any]] | None, zookeeper_auth: ZkAuth | None) -> None:
-    """The `make run` walk-through: create a topic, kill -9 the controller's broker, bring it
-    back, move a partition, delete the topic, audit; then stop everything."""
-    raise SystemExit(run_demo(directory.absolute(), session_timeout_ms=session_timeout_ms,
-                              zookeeper_auth=zookeeper_auth,
-                              log_config=log_config[0] if log_config else None))
+    """The `make run` walk-through. ZooKeeper mode: create a topic, kill -9 the controller's
+    broker, bring it back, move a partition, delete the topic, audit. KRaft mode: format, start
+    a 3-controller quorum and 3 brokers, create a topic with a stock AdminClient, kill -9 the
+    active controller, shut a broker down through its heartbeats, read the latest snapshot.
+    Each stage stops everything it started."""
+    directory = directory.absolute()
+    code = 0
+    if mode in (ZOOKEEPER, BOTH):
+        code = run_demo(directory, session_timeout_ms=session_timeout_ms,
+                        zookeeper_auth=zookeeper_auth,
+                        log_config=log_config[0] if log_config else None)
+    if code == 0 and mode in (KRAFT, BOTH):
+        code = run_kraft_demo(directory / "kraft")
+    raise SystemExit(code)

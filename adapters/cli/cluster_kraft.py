@@ -18,11 +18,10 @@ from types import FrameType
 import click
 
 from adapters.cluster.kraft_launcher import (
-    RAFT,
     KRaftCluster,
     KRaftClusterError,
     _cli_commands,
-    detect_backend,
+    has_broker_role,
 )
 
 WATCH_S = 0.5
@@ -80,8 +79,8 @@ def run_kraft_up(directory: Path, controllers: int, brokers: int, timeout: float
     c: KRaftCluster | None = None
     code = 0
     try:
-        if brokers and detect_backend() == RAFT:
-            _err(f"skipped: {brokers} broker(s) -- `kcontrol node` (the broker role) is not "
+        if brokers and not has_broker_role():
+            _err(f"skipped: {brokers} broker(s) -- the broker role of `kcontrol node` is not "
                  "available in this checkout; starting the controllers only")
             brokers = 0
         c = KRaftCluster(directory, controllers, brokers,

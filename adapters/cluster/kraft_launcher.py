@@ -117,6 +117,12 @@ def detect_backend() -> str:
     return NODE if importlib.util.find_spec("adapters.kraft_node.runtime") is not None else RAFT
 
 
+def has_broker_role() -> bool:
+    """Whether ``kcontrol node`` can run a broker (``adapters.kraft_broker`` is built)."""
+    return detect_backend() == NODE and \
+        importlib.util.find_spec("adapters.kraft_broker") is not None
+
+
 @dataclass(frozen=True)
 class QuorumView:
     """What the controllers agree on: the leader (the active controller) and its epoch."""
@@ -145,10 +151,6 @@ class KRaftCluster:
         self.backend = backend or detect_backend()
         if self.backend not in (NODE, RAFT):
             raise KRaftClusterError(f"backend {self.backend!r}: {NODE!r} or {RAFT!r}")
-        if self.backend == RAFT and brokers:
-            raise KRaftClusterError(
-                f"{brokers} broker(s) asked, but this checkout has no `kcontrol node` "
-                "(the broker role): start controllers only (--brokers 0)")
         self.cluster_id = cluster_id or random_cluster_id()
         self.snapshot_every_records = snapshot_every_records
         self.overrides = dict(overrides or {})
@@ -310,6 +312,10 @@ class KRaftCluster:
     def start_node(self, node_id: int) -> KRaftNode:
         """Start (or restart, on the same ports and directory) one node."""
         n = self.node(node_id)
+        if n.role == "broker" and (self.backend == RAFT or not has_broker_role()):
+            raise KRaftClusterError(
+                f"{n.name}: this checkout has no broker role (`kcontrol node` with "
+                "adapters.kraft_broker): start controllers only")
         if not self._atexit:
             atexit.register(self.stop)
             self._atexit = True
