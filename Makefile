@@ -7,7 +7,8 @@ RUN_DIR ?= .kcontrol/demo
 
 .PHONY: run test setup system lint diagrams clean
 
-# A 3-server ZooKeeper ensemble, 3 brokers and a narrated demo; stops everything it started.
+# A narrated demo: a 3-server ZooKeeper ensemble and 3 brokers, then a KRaft cluster (3
+# controllers, 3 brokers); stops everything it started.
 run: setup
 	$(BIN)/kcontrol cluster demo --dir $(RUN_DIR)
 
