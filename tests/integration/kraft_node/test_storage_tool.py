@@ -1,11 +1,15 @@
 """``kcontrol storage`` as a user runs it: the installed console script in a subprocess over
 temporary directories -- random-uuid, format, format again (refused), --ignore-formatted,
-another cluster id (refused), info; and ``kcontrol node`` refusing unformatted storage."""
+another cluster id (refused), info; and ``kcontrol node`` refusing unformatted storage, then
+running a formatted controller until SIGTERM."""
 
 from __future__ import annotations
 
+import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -75,3 +79,39 @@ def test_the_storage_tool_end_to_end(tmp_path: Path) -> None:
     r = kcontrol("storage", "info", "--config", str(config), "--override", "node.id=x")
     assert r.returncode == 2
     assert r.stderr.strip() == "kcontrol storage info: error: node.id: 'x' is not an integer"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_kcontrol_node_runs_a_formatted_controller_and_stops_on_sigterm(tmp_path: Path) -> None:
+    port = _free_port()
+    config = tmp_path / "controller.properties"
+    config.write_text(
+        f"process.roles=controller\nnode.id=1\ncontroller.quorum.voters=1@127.0.0.1:{port}\n"
+        f"controller.listener.names=CONTROLLER\nlisteners=CONTROLLER://127.0.0.1:{port}\n"
+        f"log.dirs={tmp_path}/data\n")
+    cluster_id = "MkU3OEVBNTcwNTJENDM2Qg"
+    assert kcontrol("storage", "format", "-c", str(config), "-t", cluster_id).returncode == 0
+    log = tmp_path / "node.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen([str(KCONTROL), "node", "-c", str(config), "--log-dir",
+                                 str(tmp_path / "logs")], stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 15
+        while "candidate -> leader" not in log.read_text():
+            assert proc.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.05)
+        text = log.read_text()
+        assert (f"kcontrol.node: node 1 roles=controller cluster.id={cluster_id} "
+                f"listeners=CONTROLLER://127.0.0.1:{port} voters=1@127.0.0.1:{port}") in text
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=15) == 0, log.read_text()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=5)
