@@ -65,8 +65,6 @@ def node(config: Path, overrides: tuple[str, ...], log_level: str, log_dir: Path
     try:
         for warning in warnings:
             log.warning("%s", warning)
-        if settings.extra:
-            log.info("keys kcontrol does not interpret (kept): %s", ", ".join(settings.extra))
         try:
             cluster_id = check_at_start(settings, str(config))
         except StorageError as exc:
