@@ -16,6 +16,7 @@ from adapters.cli.controller_cmd import controller
 from adapters.cli.diagrams_cmd import diagrams
 from adapters.cli.dump_log_cmd import dump_log
 from adapters.cli.node_cmd import node
+from adapters.cli.quorum_cmd import quorum
 from adapters.cli.reassign_cmd import reassign_cmd
 from adapters.cli.storage_cmd import storage
 from adapters.cli.zookeeper_cmd import zookeeper
@@ -39,6 +40,7 @@ main.add_command(controller)
 main.add_command(broker)
 main.add_command(cluster)
 main.add_command(chaos)
+main.add_command(quorum)
 main.add_command(dump_log)
 main.add_command(node)
 main.add_command(storage)

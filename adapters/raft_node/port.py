@@ -11,7 +11,9 @@ port notes the offset and the shell fsyncs once the burst of events in its queue
 counts only flushed offsets) and it lets one fsync cover many client appends.
 
 ``SendRecords`` reads the batches from the log here, fills the response and sends it; the
-core never holds records. Timers go to ``Deadlines`` with the jitter drawn there. Role
+core never holds records. A DescribeQuorum answer leaves with its fetch times moved from
+the shell's monotonic clock to milliseconds since the epoch, as Kafka's tools print them.
+Timers go to ``Deadlines`` with the jitter drawn there. Role
 changes, the high watermark and refused appends go to the shell (logging, status, the
 controller it may host).
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -43,7 +46,7 @@ from fsm.raft.effects import (
     TruncateTo,
 )
 from fsm.raft.log_summary import LogSummary, QuorumState
-from fsm.raft.messages import Batch, OffsetAndEpoch
+from fsm.raft.messages import Batch, DescribeQuorumResponse, OffsetAndEpoch, ReplicaState
 
 if TYPE_CHECKING:
     from adapters.raft_node.shell import RaftNodeShell
@@ -123,7 +126,10 @@ class NodePort:
 
     # -- messages and timers -----------------------------------------------------------------
     def send(self, effect: Send) -> None:
-        self.transport.send(effect.destination, effect.message)
+        message = effect.message
+        if isinstance(message, DescribeQuorumResponse):
+            message = _wall_clock(message, time.time() * 1000 - self.shell.now_ms())
+        self.transport.send(effect.destination, message)
 
     def send_records(self, effect: SendRecords) -> None:
         """The log's batches as it holds them on disk when it can give them so (no record
@@ -194,6 +200,18 @@ class NodePort:
 
     def write_snapshot(self, snapshot_id: OffsetAndEpoch, records: Sequence[Any]) -> None:
         _snapshots(self.log, "write_snapshot")(snapshot_id, encoded(records))
+
+
+def _wall_clock(m: DescribeQuorumResponse, shift_ms: float) -> DescribeQuorumResponse:
+    """The core's fetch times are the shell's monotonic milliseconds; a tool prints Kafka's
+    (milliseconds since the epoch): shifted by ``shift_ms`` (-1, never, stays -1)."""
+    def shifted(r: ReplicaState) -> ReplicaState:
+        return ReplicaState(r.replica_id, r.log_end_offset,
+                            -1 if r.last_fetch_ms < 0 else int(r.last_fetch_ms + shift_ms),
+                            -1 if r.last_caught_up_ms < 0 else int(r.last_caught_up_ms + shift_ms))
+
+    return dataclasses.replace(m, current_voters=tuple(map(shifted, m.current_voters)),
+                               observers=tuple(map(shifted, m.observers)))
 
 
 def _snapshots(log: object, method: str) -> Callable[..., Any]:

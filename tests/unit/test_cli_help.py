@@ -88,7 +88,7 @@ def test_json_means_the_same_everywhere() -> None:
             assert opt.metavar == "FILE" and opt.flag_value == "-", path
             prefix, suffix = JSON_HELP.split("{what}")
             assert opt.help and opt.help.startswith(prefix) and opt.help.endswith(suffix), path
-    assert sorted(seen) == ["audit", "chaos", "check", "dump-log", "status"]
+    assert sorted(seen) == ["audit", "chaos", "check", "describe", "dump-log", "status"]
 
 
 @pytest.mark.parametrize(("args", "message"), [
