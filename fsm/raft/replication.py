@@ -33,6 +33,12 @@ MAX_OBSERVERS = 256
 """Observers a leader tracks for DescribeQuorum; past it, the one that fetched longest ago
 is forgotten."""
 
+ANONYMOUS_REPLICA = -1
+"""The replica id of a fetcher without one -- a tool reading the log (``kcontrol
+metadata-shell --bootstrap-controller``; Kafka's KAFKA-12161). The shell names such a
+request's source by its connection, a negative id: the leader answers it like an observer's
+fetch but keeps nothing about it (no position for DescribeQuorum, no parked fetch)."""
+
 SNAPSHOT = "snapshot"
 """``divergence``'s answer when the fetcher must load the leader's snapshot."""
 
@@ -73,7 +79,8 @@ def on_fetch_request(node: RaftNode, source: int, req: FetchRequest,
     if node.role is not RaftRole.LEADER:
         return [Send(source, _response(node, ErrorCode.NOT_LEADER_OR_FOLLOWER,
                                        req))]
-    if req.replica_id != source or source == node.node_id:
+    anonymous = req.replica_id == ANONYMOUS_REPLICA and source < 0
+    if (req.replica_id != source and not anonymous) or source == node.node_id:
         return [Send(source, _response(node, ErrorCode.INVALID_REQUEST, req))]
     found = divergence(node, req.fetch_offset, req.last_fetched_epoch)
     if found == SNAPSHOT:
@@ -81,6 +88,12 @@ def on_fetch_request(node: RaftNode, source: int, req: FetchRequest,
                                        snapshot_id=node.snapshot_id))]
     if found is not None:
         return [Send(source, _response(node, ErrorCode.NONE, req, diverging_epoch=found))]
+    if anonymous:  # a tool: answered at once, no position kept, never parked
+        response = _response(node, ErrorCode.NONE, req)
+        if req.fetch_offset >= node.end_offset:
+            return [Send(source, response)]
+        return [SendRecords(source, response, req.fetch_offset, node.end_offset,
+                            node.config.max_batches_per_fetch)]
     effects = record_position(node, source, req.fetch_offset, now_ms)
     effects += advance_high_watermark(node)
     if req.fetch_offset == node.end_offset and node.hw_sent.get(source) == node.high_watermark:

@@ -144,3 +144,24 @@ def test_appends_are_refused_unless_leader_of_the_epoch_at_the_log_end():
     assert isinstance(follower.handle(ClientAppend(1, 0, ("x",)))[0], AppendRefused)
     effects = node.handle(ClientAppend(1, 2, ("b", "c")))
     assert of(effects, AppendBatches)[0].batches[0].end_offset == 4 and node.end_offset == 4
+
+
+def test_a_fetcher_without_a_replica_id_is_answered_at_once_and_not_kept():
+    """A tool (replica id -1, a connection's negative id as its source: KAFKA-12161) reads
+    the log like an observer, but the leader keeps no position for it and never parks it."""
+    node = leader(1, log=log_of((1, 5)), epoch=1)  # LeaderChange of epoch 2 at 5
+    tool = -1001
+    answer = records_answer(node.handle(Received(tool, FetchRequest(-1, 2, 0, -1))))
+    assert (answer.destination, answer.from_offset, answer.to_offset) == (tool, 0, 6)
+    assert answer.response.error is ErrorCode.NONE
+    caught_up = node.handle(Received(tool, FetchRequest(-1, 2, 6, 2)))
+    assert sent(caught_up) == [FetchResponse(ErrorCode.NONE, 2, 1, node.high_watermark, 0,
+                                             fetch_offset=6, last_fetched_epoch=2)]
+    assert not of(caught_up, ArmTimer)  # not parked
+    assert tool not in node.observers and tool not in node.positions
+    assert tool not in node.hw_sent and tool not in node.parked
+    # an id that is not the sender's is still refused, either way round
+    assert sent(node.handle(Received(9, FetchRequest(-1, 2, 0, -1))))[0].error is (
+        ErrorCode.INVALID_REQUEST)
+    assert sent(node.handle(Received(tool, FetchRequest(7, 2, 0, -1))))[0].error is (
+        ErrorCode.INVALID_REQUEST)
