@@ -15,6 +15,7 @@ from adapters.cli.cluster_cmd import cluster
 from adapters.cli.controller_cmd import controller
 from adapters.cli.diagrams_cmd import diagrams
 from adapters.cli.dump_log_cmd import dump_log
+from adapters.cli.metadata_shell_cmd import metadata_shell
 from adapters.cli.node_cmd import node
 from adapters.cli.quorum_cmd import quorum
 from adapters.cli.reassign_cmd import reassign_cmd
@@ -44,6 +45,7 @@ main.add_command(quorum)
 main.add_command(dump_log)
 main.add_command(node)
 main.add_command(storage)
+main.add_command(metadata_shell)
 
 
 def run() -> None:
