@@ -17,6 +17,7 @@ INT32_MAX = 2**31 - 1
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 """Kafka's security protocols; kcontrol serves PLAINTEXT only."""
 _INT = re.compile(r"[+-]?[0-9]+")
+_DIGITS = re.compile(r"[0-9]+")
 _NAME = re.compile(r"[A-Za-z0-9_.\-]+")
 
 
@@ -89,7 +90,7 @@ def _host_port(key: str, entry: str, address: str) -> tuple[str, str]:
 
 
 def _port(key: str, entry: str, text: str, low: int) -> int:
-    if not text.isdigit() or not low <= int(text) <= 65535:
+    if not _DIGITS.fullmatch(text) or not low <= int(text) <= 65535:
         raise ConfigError(key, f"entry {entry!r}: port {text!r} is not in {low}-65535")
     return int(text)
 

@@ -15,6 +15,7 @@ temporary file, fsync, rename over, fsync of the directory. Random cluster ids c
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,7 +102,7 @@ def read_meta(directory: Path) -> MetaProperties | None:
     except ValueError as exc:
         raise StorageError(f"{path}: corrupt: cluster.id {exc}") from None
     node_text = props.get("node.id", "").strip()
-    if not node_text.isdigit() or int(node_text) > 2**31 - 1:
+    if not re.fullmatch(r"[0-9]+", node_text) or int(node_text) > 2**31 - 1:
         raise StorageError(f"{path}: corrupt: node.id {node_text or 'missing'!r} is not a "
                            "node id")
     return MetaProperties(cluster_id=cluster_id, node_id=int(node_text))

@@ -327,10 +327,15 @@ def _dirs(props: Mapping[str, str]) -> tuple[tuple[Path, ...], Path]:
         raise ConfigError("log.dirs", "is required (or log.dir): the directories this node "
                                       "keeps its data in")
     paths = [Path(p) for p in parse_list(key, text)]
+    metadata = _value(props, "metadata.log.dir")
+    for name, path in [*((key, p) for p in paths),
+                       *([("metadata.log.dir", Path(metadata))] if metadata else [])]:
+        if any(ord(c) < 32 or "\ud800" <= c <= "\udfff" for c in str(path)):
+            raise ConfigError(name, f"{str(path)!r} holds a control character or a lone "
+                                    "surrogate: not a path")
     for path in paths:
         if paths.count(path) > 1:
             raise ConfigError(key, f"names {path} twice")
-    metadata = _value(props, "metadata.log.dir")
     return tuple(paths), Path(metadata) if metadata is not None else paths[0]
 
 

@@ -71,3 +71,11 @@ def test_anything_written_with_our_escaper_parses_back(pairs: dict[str, str]) ->
     text = format_properties(pairs.items(), comments=["", "a comment"])
     assert text.isascii()
     assert parse_properties(text) == pairs
+
+
+@given(st.text(alphabet=st.sampled_from("ab =:#!\\\n\r\t u0F"), max_size=40) | st.text())
+def test_any_text_parses_or_names_a_malformed_escape(text: str) -> None:
+    try:
+        parse_properties(text)
+    except PropertiesSyntaxError as exc:
+        assert "malformed" in str(exc)

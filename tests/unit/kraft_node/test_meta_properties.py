@@ -65,6 +65,7 @@ def test_missing_is_none(tmp_path: Path) -> None:
     ("version=1\nnode.id=1\n", "cluster.id"),
     ("version=1\ncluster.id=MkU3OEVBNTcwNTJENDM2Qg\nnode.id=-1\n", "node.id '-1'"),
     ("version=1\ncluster.id=MkU3OEVBNTcwNTJENDM2Qg\n", "node.id 'missing'"),
+    ("version=1\ncluster.id=MkU3OEVBNTcwNTJENDM2Qg\nnode.id=\u0661\n", "node.id '\u0661'"),
     ("version=1\ncluster.id=AAAAAAAAAAAAAAAAAAAAAA\nnode.id=1\n", "reserved"),
 ])
 def test_refused_files_name_themselves(tmp_path: Path, text: str, fragment: str) -> None:

@@ -6,6 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as settings_
+from hypothesis import strategies as st
 
 from adapters.kraft_node.properties import (
     ConfigError,
@@ -191,6 +194,10 @@ REFUSED = [
     (COMBINED, {"log.dirs": None}, "log.dirs", "required"),
     (COMBINED, {"log.dirs": "/a,,/b"}, "log.dirs", "empty item"),
     (COMBINED, {"log.dirs": "/a,/a"}, "log.dirs", "twice"),
+    (COMBINED, {"log.dirs": "/a\x00b"}, "log.dirs", "control character"),
+    (COMBINED, {"metadata.log.dir": "/m\ud800"}, "metadata.log.dir", "lone surrogate"),
+    (COMBINED, {"listeners": "PLAINTEXT://127.0.0.1:\u0661,CONTROLLER://127.0.0.1:19091"},
+     "listeners", "0-65535"),
     (COMBINED, {"broker.heartbeat.interval.ms": "9000"}, "broker.heartbeat.interval.ms",
      "not less than broker.session.timeout.ms 9000"),
     (COMBINED, {"broker.session.timeout.ms": "1500"}, "broker.heartbeat.interval.ms",
@@ -291,3 +298,31 @@ def test_the_example_files_parse(name: str, roles: set[str], node_id: int) -> No
     assert (s.process_roles, s.node_id, warnings, s.extra) == (roles, node_id, [], {})
     assert s.quorum_voters == {1: ("127.0.0.1", 9093)}
     assert all(host == "127.0.0.1" for host, _ in s.listeners.values())
+
+
+KEYS = sorted({*COMBINED, "advertised.listeners", "listener.security.protocol.map",
+               "inter.broker.listener.name", "metadata.log.dir", "broker.id", "log.dir",
+               "controlled.shutdown.enable", "security.inter.broker.protocol",
+               "broker.heartbeat.interval.ms", "kcontrol.admin.port"})
+VALUE_PIECES = st.sampled_from(["", " ", ",", ":", "//", "@", "[", "]", "::1", "0", "1", "-1",
+                                "19091", "99999", "127.0.0.1", "PLAINTEXT", "CONTROLLER",
+                                "SSL", "broker", "controller", "/tmp/x", "\x00", "\ud800",
+                                "١", "true"])
+
+
+@settings_(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(KEYS),
+                       st.one_of(st.text(max_size=12),
+                                 st.lists(VALUE_PIECES, max_size=8).map("".join)),
+                       max_size=4),
+       st.sampled_from([COMBINED, BROKER, CONTROLLER]))
+def test_any_mangled_file_is_settings_or_a_config_error(changes: dict[str, str],
+                                                        base: dict[str, str]) -> None:
+    try:
+        s = settings_from_properties({**base, **changes})
+    except ConfigError as exc:
+        assert exc.key and exc.message
+        return
+    for path in (*s.log_dirs, s.metadata_log_dir):
+        path.exists()  # a path the OS takes (no NUL, no lone surrogate)
+    assert all(0 <= port <= 65535 for _, port in s.listeners.values())
