@@ -42,7 +42,6 @@ def _err(text: str) -> None:
 
 def describe(c: KRaftCluster, leader: int, epoch: int) -> list[str]:
     """What a person needs to use the cluster, as lines."""
-    first_controller = next(iter(c.controllers.values())).address
     lines = [
         f"cluster id:               {c.cluster_id}",
         f"controller.quorum.voters: {c.quorum_voters}",
@@ -57,10 +56,11 @@ def describe(c: KRaftCluster, leader: int, epoch: int) -> list[str]:
     tries: list[str] = []
     commands = _cli_commands()
     if "quorum" in commands:
-        tries.append(f"  kcontrol quorum describe --bootstrap-controller {first_controller}")
+        tries.append(f"  kcontrol quorum describe --bootstrap-controller "
+                     f"{c.bootstrap_controllers} --status")
     if "metadata-shell" in commands:
-        tries.append(f"  kcontrol metadata-shell --bootstrap-controller {first_controller} "
-                     "ls /image/topics/byName")
+        tries.append(f"  kcontrol metadata-shell --bootstrap-controller "
+                     f"{c.bootstrap_controllers} ls /image/topics/byName")
     if c.brokers:
         if "cluster-id" in commands:
             tries.append(f"  kcontrol cluster-id --bootstrap-server {first_broker}")

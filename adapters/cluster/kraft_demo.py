@@ -247,7 +247,7 @@ class KRaftDemo:
                  f"metadata quorum), epoch {view.epoch}, elected {taken:.1f} s after start")
         if "quorum" in self.commands:
             self.kcontrol("quorum", "describe", "--bootstrap-controller",
-                          c.controllers[view.leader].address)
+                          c.bootstrap_controllers, "--status")
         else:
             self.skip("kcontrol quorum describe:")
 
@@ -352,6 +352,9 @@ class KRaftDemo:
                             lambda: self._rejoined(before.leader, after.leader))
         self.say(f"controller {before.leader} restarted from its log: follower of "
                  f"{back.leader} in epoch {back.epoch}")
+        if "quorum" in self.commands:
+            self.kcontrol("quorum", "describe", "--bootstrap-controller",
+                          c.bootstrap_controllers, "--replication")
 
     def _rejoined(self, node_id: int, leader: int) -> Any:
         c = self.cluster
