@@ -54,8 +54,9 @@ from adapters.network.codec import CodecError
 TOPIC = "kraft-demo"
 PARTITIONS = 3
 REPLICATION_FACTOR = 2
-SNAPSHOT_EVERY = 10
-"""Committed records between two snapshots: small, so the demo's few records make one."""
+SNAPSHOT_EVERY = 2
+"""Committed records between two snapshots: small, so that the few records of step 5 (the
+leaderships moved, the broker fenced) make one that holds the topic of step 3."""
 STEP_TIMEOUT_S = 30.0
 CREATE_TOPICS_KEY = 19
 T = TypeVar("T")
@@ -69,6 +70,7 @@ class KRaftDemo:
         self.t0 = time.monotonic()
         self.commands = _cli_commands()
         self.skipped: list[str] = []
+        self.topic_offset: int | None = None  # committed offset once the topic was created
 
     # ------------------------------------------------------------------ narration
 
@@ -225,7 +227,7 @@ class KRaftDemo:
             cluster_id = self.kcontrol("storage", "random-uuid").strip()
         c = KRaftCluster(self.directory, 3, 0 if self._no_broker_role() else 3,
                          cluster_id=cluster_id, snapshot_every_records=SNAPSHOT_EVERY,
-                         die_with_parent=True)
+                         die_with_parent=True, new_session=True)
         self.cluster = c
         c.prepare()
         self.say(f"cluster id {c.cluster_id}; controllers {', '.join(map(str, c.controllers))} "
@@ -304,6 +306,9 @@ class KRaftDemo:
             parts, _ = self.wait("the topic's leaders in the committed image and in every "
                                  "broker's Metadata", self.brokers_agree)
             described = admin.describe_topics([TOPIC])
+            active = c.active_controller()
+            got = None if active is None else c.controllers[active].ask("topics")
+            self.topic_offset = None if got is None else int(got["committed_offset"])
         except Exception as exc:  # noqa: BLE001 -- a client failure fails the step, named
             if isinstance(exc, DemoError):
                 raise
@@ -414,8 +419,14 @@ class KRaftDemo:
         if active is None:
             raise DemoError("no active controller")
         node = c.controllers[active]
-        snaps, _ = self.wait(f"a snapshot by controller {active} (every {SNAPSHOT_EVERY} "
-                             "committed records)", lambda: node.snapshots() or None)
+        after = -1 if self.topic_offset is None else self.topic_offset
+
+        def covering() -> list[Path] | None:
+            snaps = node.snapshots()
+            return snaps if snaps and _end_offset(snaps[-1]) > after else None
+
+        snaps, _ = self.wait(f"a snapshot by controller {active} past offset {after} (one "
+                             f"every {SNAPSHOT_EVERY} committed records)", covering)
         latest = snaps[-1]
         self.say(f"controller {active}'s snapshots: {', '.join(p.name for p in snaps)}")
         if "metadata-shell" in self.commands:
@@ -426,7 +437,7 @@ class KRaftDemo:
         if "dump-log" in self.commands:
             out = self.kcontrol("dump-log", "--cluster-metadata-decoder",
                                 "--skip-record-metadata", str(latest))
-            if TOPIC not in out and self.partitions() is not None:
+            if self.topic_offset is not None and TOPIC not in out:
                 raise DemoError(f"the snapshot {latest.name} does not name topic {TOPIC}")
 
     def stop(self) -> None:
@@ -435,6 +446,11 @@ class KRaftDemo:
         self.console.rule("[bold]Stopping the KRaft cluster[/]")
         for line in self.cluster.stop():
             self.say(line)
+
+
+def _end_offset(snapshot: Path) -> int:
+    """A snapshot file's end offset (``<end offset>-<epoch>.checkpoint``)."""
+    return int(snapshot.name.split("-", 1)[0])
 
 
 def run_kraft_demo(directory: Path, console: Console | None = None) -> int:
