@@ -38,8 +38,18 @@ class Int:
 
 
 @dataclass(frozen=True, slots=True)
+class UInt16:
+    """Kafka's ``uint16`` (a listener's port in BrokerRegistration)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Bool:
     pass
+
+
+@dataclass(frozen=True, slots=True)
+class UuidType:
+    """Kafka's ``uuid``: 16 raw bytes (topic ids, incarnation ids), a ``bytes`` value."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,10 +81,12 @@ class TaggedFields:
     """A TAG_BUFFER: uvarint count, then (uvarint tag, uvarint size, bytes) by rising tag."""
 
 
-Type = Int | Bool | Str | Bytes | Array | Struct | TaggedFields
+Type = Int | UInt16 | UuidType | Bool | Str | Bytes | Array | Struct | TaggedFields
 
 INT8, INT16, INT32, INT64 = Int(1), Int(2), Int(4), Int(8)
 BOOL = Bool()
+UINT16 = UInt16()
+UUID = UuidType()
 STRING = Str()
 NULLABLE_STRING = Str(nullable=True)
 COMPACT_STRING = Str(compact=True)

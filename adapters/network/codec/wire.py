@@ -34,6 +34,8 @@ from adapters.network.codec.schema import (
     Struct,
     TaggedFields,
     Type,
+    UInt16,
+    UuidType,
 )
 
 Encoder = Callable[[bytearray, Any], None]
@@ -41,6 +43,7 @@ Decoder = Callable[[bytes, int], tuple[Any, int]]
 _INT_CODES = {1: "b", 2: "h", 4: "i", 8: "q"}
 _ABSENT = object()
 _COUNT = INT_FORMATS[4]
+_UINT16 = struct.Struct(">H")
 _LENGTH_PACK = {w: INT_FORMATS[w].pack for w in (2, 4)}
 _LENGTH_MAX = {w: int_bounds(w)[1] for w in (2, 4)}
 
@@ -121,6 +124,10 @@ def encoder(t: Type) -> Encoder:
             return functools.partial(_encode_int, INT_FORMATS[width].pack, *int_bounds(width))
         case Bool():
             return _encode_bool
+        case UInt16():
+            return _encode_uint16
+        case UuidType():
+            return _encode_uuid
         case Str() | Bytes():
             return functools.partial(_encode_blob, t)
         case Array(item=Int(width=width)):
@@ -176,6 +183,18 @@ def _encode_bool(out: bytearray, value: Any) -> None:
     if not isinstance(value, bool):
         raise EncodeError(f"bool expected, got {value!r}")
     out.append(1 if value else 0)
+
+
+def _encode_uint16(out: bytearray, value: Any) -> None:
+    if value.__class__ is not int or not 0 <= value <= 0xFFFF:
+        raise EncodeError(f"uint16 expected (0..65535), got {value!r}")
+    out += _UINT16.pack(value)
+
+
+def _encode_uuid(out: bytearray, value: Any) -> None:
+    if not isinstance(value, bytes | bytearray) or len(value) != 16:
+        raise EncodeError(f"a uuid is 16 bytes, got {value!r}")
+    out += value
 
 
 def _encode_struct(steps: tuple[tuple[Field, Encoder] | _IntRun, ...], out: bytearray,
@@ -305,6 +324,10 @@ def decoder(t: Type) -> Decoder:
             return functools.partial(_decode_int, INT_FORMATS[width])
         case Bool():
             return _decode_bool
+        case UInt16():
+            return _decode_uint16
+        case UuidType():
+            return _decode_uuid
         case Str():
             return functools.partial(_decode_str, t)
         case Bytes():
@@ -353,6 +376,16 @@ def _decode_int(fmt: struct.Struct, data: bytes, pos: int) -> tuple[int, int]:
 def _decode_bool(data: bytes, pos: int) -> tuple[bool, int]:
     _need(data, pos, 1)
     return data[pos] != 0, pos + 1
+
+
+def _decode_uint16(data: bytes, pos: int) -> tuple[int, int]:
+    _need(data, pos, 2)
+    return _UINT16.unpack_from(data, pos)[0], pos + 2
+
+
+def _decode_uuid(data: bytes, pos: int) -> tuple[bytes, int]:
+    _need(data, pos, 16)
+    return data[pos : pos + 16], pos + 16
 
 
 def _decode_length(
@@ -469,6 +502,10 @@ def min_size(t: Type) -> int:
     match t:
         case Int(width=width):
             return width
+        case UInt16():
+            return 2
+        case UuidType():
+            return 16
         case Str() | Bytes() | Array():
             return 1 if t.compact else (2 if isinstance(t, Str) else 4)
         case Struct(fields=fields):

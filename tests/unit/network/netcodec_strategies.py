@@ -18,6 +18,8 @@ from adapters.network.codec.schema import (
     Struct,
     TaggedFields,
     Type,
+    UInt16,
+    UuidType,
 )
 
 TEXT = st.text(max_size=10)
@@ -31,6 +33,10 @@ def values(t: Type) -> st.SearchStrategy[Any]:
             return st.integers(lo, hi)
         case Bool():
             return st.booleans()
+        case UInt16():
+            return st.integers(0, 0xFFFF)
+        case UuidType():
+            return st.binary(min_size=16, max_size=16)
         case Str():
             return _maybe_null(TEXT, t.nullable)
         case Bytes():
