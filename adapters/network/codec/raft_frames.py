@@ -90,7 +90,7 @@ def parse_request(data: bytes) -> RaftRequest:
         header = decode_request_header(r, _request_header(request, api_version))
     except DecodeError as e:
         raise DecodeError(f"{request.name} v{api_version}: request header: {e}") from None
-    return RaftRequest(header, _decode_body(request, api_version, r.data, r.pos))
+    return RaftRequest(header, decode_body(request, api_version, r.data, r.pos))
 
 
 def peek_correlation_id(data: bytes) -> int:
@@ -108,7 +108,7 @@ def decode_response(api_key: int, api_version: int, data: bytes) -> tuple[int, d
         correlation_id, _tags = decode_response_header(r, _response_header(response, api_version))
     except DecodeError as e:
         raise DecodeError(f"{response.name} v{api_version}: response header: {e}") from None
-    return correlation_id, _decode_body(response, api_version, r.data, r.pos)
+    return correlation_id, decode_body(response, api_version, r.data, r.pos)
 
 
 def _request_header(request: Message, api_version: int) -> int:
@@ -125,7 +125,7 @@ def _messages(api_key: int, api_version: int) -> tuple[Message, Message]:
     return RAFT_MESSAGES[api_key]
 
 
-def _decode_body(message: Message, version: int, data: bytes, pos: int) -> dict[str, Any]:
+def decode_body(message: Message, version: int, data: bytes, pos: int) -> dict[str, Any]:
     schema = message.schema(version)
     try:
         body, end = decoder(schema)(data, pos)
