@@ -1,8 +1,9 @@
 """What clients and brokers ask the quorum controller, and what it answers: plain values,
 Kafka's field names in snake_case (BrokerRegistration 62, BrokerHeartbeat 63,
 UnregisterBroker 64, CreateTopics 19, DeleteTopics 20, CreatePartitions 37, ElectLeaders 43,
-AlterPartitionReassignments 45, ListPartitionReassignments 46, AlterPartition 56). The wire
-codec (adapters) maps them to bytes; the core never sees bytes."""
+AlterPartitionReassignments 45, ListPartitionReassignments 46, AlterPartition 56), and the one
+clients' request a broker answers itself (DescribeCluster 60). The wire codec
+(``adapters.network.codec.kraft_convert``) maps them to bytes; the core never sees bytes."""
 
 from __future__ import annotations
 
@@ -241,3 +242,28 @@ class ElectionResult:
 class ElectLeadersResponse:
     error: ErrorCode
     results: tuple[ElectionResult, ...] = ()
+
+
+# -- clients' requests a broker answers itself -----------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DescribeClusterRequest:
+    include_cluster_authorized_operations: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DescribeClusterBroker:
+    broker_id: int
+    host: str
+    port: int
+    rack: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DescribeClusterResponse:
+    error: ErrorCode
+    cluster_id: str
+    controller_id: int  # -1: no active controller known
+    brokers: tuple[DescribeClusterBroker, ...] = ()
+    error_message: str | None = None
