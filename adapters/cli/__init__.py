@@ -12,6 +12,7 @@ from adapters.cli.broker_cmd import broker
 from adapters.cli.chaos_cmd import chaos
 from adapters.cli.check_cmd import check, replay
 from adapters.cli.cluster_cmd import cluster
+from adapters.cli.cluster_tool_cmd import cluster_id_cmd, unregister_cmd
 from adapters.cli.controller_cmd import controller
 from adapters.cli.diagrams_cmd import diagrams
 from adapters.cli.dump_log_cmd import dump_log
@@ -42,6 +43,8 @@ main.add_command(broker)
 main.add_command(cluster)
 main.add_command(chaos)
 main.add_command(quorum)
+main.add_command(cluster_id_cmd)
+main.add_command(unregister_cmd)
 main.add_command(dump_log)
 main.add_command(node)
 main.add_command(storage)

@@ -13,9 +13,11 @@ from typing import Any, NoReturn
 import click
 
 from adapters.kraft_node.wire_client import WireClient, WireError, parse_address
+from fsm.errors import ErrorCode
 
 Address = tuple[str, int]
 DEFAULT_TIMEOUT_S = 5.0
+DESCRIBE_CLUSTER = 60
 
 
 def bootstrap_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -68,20 +70,27 @@ class NodeView:
     error: str | None = None
 
 
-def learn(address: Address, timeout: float) -> NodeView:
-    """DescribeCluster to ``address``; never raises (the error is in ``error``)."""
-    try:
-        from fsm.kraft.controller import requests as rq
-
-        request = rq.DescribeClusterRequest()  # type: ignore[attr-defined]
-    except (ImportError, AttributeError):
-        return NodeView(error="DescribeCluster is not built yet")
+def learn(address: Address, timeout: float, controllers: bool = False) -> NodeView:
+    """DescribeCluster to ``address`` (with ``controllers``: KIP-919's endpoint type 2, which
+    a controller answers with the voters); never raises (the error is in ``error``)."""
+    version, body = ((1, {"include_cluster_authorized_operations": False, "endpoint_type": 2})
+                     if controllers else (0, {"include_cluster_authorized_operations": False}))
     try:
         with WireClient(*address, timeout=timeout) as client:
-            answer = client.call_value(request)
+            answer = client.call(DESCRIBE_CLUSTER, version, body)
     except (WireError, ImportError) as e:
         return NodeView(error=str(e))
-    if answer.error.name != "NONE":
-        return NodeView(error=f"DescribeCluster answered {answer.error.name}")
-    return NodeView(cluster_id=answer.cluster_id, controller_id=answer.controller_id,
-                    brokers={b.broker_id: (b.host, b.port) for b in answer.brokers})
+    code = answer.get("error_code", 0)
+    if code != 0:
+        return NodeView(error=f"DescribeCluster answered {error_name(code)}")
+    nodes = {b["broker_id"]: (b["host"], b["port"]) for b in answer.get("brokers", [])}
+    return NodeView(cluster_id=answer.get("cluster_id"),
+                    controller_id=answer.get("controller_id", -1),
+                    brokers={} if controllers else nodes, voters=nodes if controllers else {})
+
+
+def error_name(code: int) -> str:
+    try:
+        return ErrorCode(code).name
+    except ValueError:
+        return f"error code {code}"

@@ -44,7 +44,7 @@ def describe(bootstrap_server: str | None, bootstrap_controller: str | None, tim
         raise click.UsageError("give exactly one of --status or --replication")
     addresses = bootstrap_addresses(bootstrap_server, bootstrap_controller)
     try:
-        answer = qd.ask_leader(addresses, timeout, voters=lambda a: learn(a, timeout).voters)
+        answer = qd.ask_leader(addresses, timeout, voters=lambda a: learn(a, timeout, controllers=True).voters)
     except qd.QuorumToolError as e:
         fail(e)
     if show_status:

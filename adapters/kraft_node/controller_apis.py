@@ -17,7 +17,8 @@ answer is REQUEST_TIMED_OUT.
 CreateTopics: the core draws no randomness, so the fresh topic ids are drawn here (Kafka's
 rule: never the zero id, never one whose text starts with ``-``). DescribeCluster is read on
 the event thread between two events: the cluster id, the current leader as the controller
-id, and the committed image's registered unfenced brokers.
+id, and the committed image's registered unfenced brokers -- or, asked for endpoint type 2
+(KIP-919's controllers), the voters' controller listeners.
 """
 
 from __future__ import annotations
@@ -70,15 +71,18 @@ class ControllerApis:
     def __init__(self, shell: Any, cluster_id: str, *,
                  modules: tuple[Any, Any, Any] | None = None,
                  random: Callable[[int], bytes] = os.urandom,
-                 listener_name: str | None = None) -> None:
+                 listener_name: str | None = None,
+                 voters: Mapping[int, tuple[str, int]] | None = None) -> None:
         """``shell``: the node's ``RaftNodeShell`` hosting the controller (``request``,
         ``call``, ``status``, ``runner``); ``listener_name``: the brokers' listener whose
-        endpoint DescribeCluster names (default: each broker's first)."""
+        endpoint DescribeCluster names (default: each broker's first); ``voters``: the
+        controllers DescribeCluster names when asked for them (endpoint type 2)."""
         self.shell = shell
         self.cluster_id = cluster_id
         self.frames, self.convert, registry = modules if modules is not None else codec()
         self.random = random
         self.listener_name = listener_name
+        self.voters = dict(voters or {})
         served: Mapping[int, tuple[int, int]] = registry.CONTROLLER_SERVED
         self.supported: dict[int, tuple[int, int]] = {
             int(k): v for k, v in served.items() if int(k) not in _QUORUM_OWN}
@@ -89,8 +93,11 @@ class ControllerApis:
         request.context = parsed.body
         value = self.convert.request_from_wire(request.api_key, request.api_version,
                                                parsed.body)
-        if request.api_key == DESCRIBE_CLUSTER:
-            future: Future[Any] = self.shell.call(self._describe_cluster)
+        if request.api_key == DESCRIBE_CLUSTER and _endpoint_type(parsed.body) == CONTROLLERS:
+            future: Future[Any] = Future()
+            future.set_result(self._describe_controllers())
+        elif request.api_key == DESCRIBE_CLUSTER:
+            future = self.shell.call(self._describe_cluster)
         else:
             future = self.shell.request(with_topic_ids(value, self.random))
         future.add_done_callback(lambda f: reply(self._answer(request, f)))
@@ -112,6 +119,8 @@ class ControllerApis:
             return self._error_frame(request, ErrorCode.UNKNOWN_SERVER_ERROR)
         try:
             body = self.convert.response_to_wire(request.api_key, request.api_version, value)
+            if request.api_key == DESCRIBE_CLUSTER and request.api_version >= 1:
+                body["endpoint_type"] = _endpoint_type(request.context)
             return self.frames.encode_response(request.api_key, request.api_version,  # type: ignore[no-any-return]
                                                request.correlation_id, body)
         except Exception:  # noqa: BLE001 -- an answer that does not encode is a bug
@@ -123,6 +132,15 @@ class ControllerApis:
                                            request.context or {}, error)
         return self.frames.encode_response(request.api_key, request.api_version,  # type: ignore[no-any-return]
                                            request.correlation_id, body)
+
+    def _describe_controllers(self) -> Any:
+        """DescribeCluster with endpoint type 2 (KIP-919): the voters' controller listeners
+        (how ``kcontrol quorum describe`` finds the leader's address)."""
+        return rq.DescribeClusterResponse(
+            ErrorCode.NONE, cluster_id=self.cluster_id,
+            controller_id=self.shell.status.leader_id,
+            brokers=tuple(rq.DescribeClusterBroker(n, host, port)
+                          for n, (host, port) in sorted(self.voters.items())))
 
     # ------------------------------------------------------------------ event thread
     def _describe_cluster(self) -> Any:
@@ -139,6 +157,15 @@ class ControllerApis:
         return rq.DescribeClusterResponse(ErrorCode.NONE, cluster_id=self.cluster_id,
                                           controller_id=self.shell.status.leader_id,
                                           brokers=tuple(brokers))
+
+
+BROKERS, CONTROLLERS = 1, 2
+"""DescribeCluster's ``endpoint_type`` (v1+, KIP-919)."""
+
+
+def _endpoint_type(body: Any) -> int:
+    value = body.get("endpoint_type", BROKERS) if isinstance(body, dict) else BROKERS
+    return value if value in (BROKERS, CONTROLLERS) else BROKERS
 
 
 _QUORUM_OWN = frozenset({1, 18, 52, 53, 54, 55, 59})

@@ -76,7 +76,8 @@ def controller_apis(args: NodeArgs, shell: RaftNodeShell) -> Any:
     try:
         from adapters.kraft_node.controller_apis import ControllerApis
 
-        return ControllerApis(shell, args.cluster_id, listener_name=args.broker_listener)
+        return ControllerApis(shell, args.cluster_id, listener_name=args.broker_listener,
+                              voters=args.voters)
     except ImportError as exc:
         log.warning("[raft %d] the controller's APIs are not served on the listener: %s",
                     args.node_id, exc)
