@@ -60,7 +60,7 @@ def describe(c: KRaftCluster, leader: int, epoch: int) -> list[str]:
                      f"{c.bootstrap_controllers} --status")
     if "metadata-shell" in commands:
         tries.append(f"  kcontrol metadata-shell --bootstrap-controller "
-                     f"{c.bootstrap_controllers} ls /image/topics/byName")
+                     f"{c.quorum_voters} ls /image/topics/byName")
     if c.brokers:
         if "cluster-id" in commands:
             tries.append(f"  kcontrol cluster-id --bootstrap-server {first_broker}")
