@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import atexit
 import base64
+import importlib
 import importlib.util
 import json
 import os
@@ -118,9 +119,15 @@ def detect_backend() -> str:
 
 
 def has_broker_role() -> bool:
-    """Whether ``kcontrol node`` can run a broker (``adapters.kraft_broker`` is built)."""
-    return detect_backend() == NODE and \
-        importlib.util.find_spec("adapters.kraft_broker") is not None
+    """Whether ``kcontrol node`` can run a broker: ``adapters.kraft_broker`` is built and has
+    the ``start_broker`` the node's runtime calls."""
+    if detect_backend() != NODE or importlib.util.find_spec("adapters.kraft_broker") is None:
+        return False
+    try:
+        module = importlib.import_module("adapters.kraft_broker")
+    except ImportError:
+        return False
+    return callable(getattr(module, "start_broker", None))
 
 
 @dataclass(frozen=True)
