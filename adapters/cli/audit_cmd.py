@@ -15,9 +15,11 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from adapters.admin.connection import DEFAULT_CONNECT_TIMEOUT_S
 from adapters.broker.metadata_audit import NAME as BROKER_METADATA
 from adapters.broker.metadata_audit import broker_metadata_check
-from adapters.cli.admin_cmd import session, zookeeper_options
+from adapters.cli.admin_cmd import session
+from adapters.cli.zk_options import HOSTS_FORMAT, ZOOKEEPER_ENV, zookeeper_auth_option
 from adapters.zookeeper.audit import AuditViolation, ZkState, audit
 from adapters.zookeeper.connect import ZkAuth
 from model_check.json_option import json_option, to_stdout, write_json
@@ -43,7 +45,13 @@ def summary(state: ZkState) -> str:
 
 
 @click.command("audit", short_help="Check ZooKeeper's state against the invariants.")
-@zookeeper_options
+@zookeeper_auth_option
+@click.option("--connect-timeout", type=click.FloatRange(min=0.1),
+              default=DEFAULT_CONNECT_TIMEOUT_S, show_default=True,
+              help="Seconds to wait for a ZooKeeper server to answer.")
+@click.option("--zookeeper", "hosts", envvar=ZOOKEEPER_ENV, default=None, metavar="HOSTS",
+              help=f"The ZooKeeper connect string, {HOSTS_FORMAT}, of a ZooKeeper-mode "
+                   f"cluster. Default: ${ZOOKEEPER_ENV}. Not used with --kraft.")
 @json_option("audit report")
 @click.option("--brokers", "check_brokers", is_flag=True,
               help="Also ask every broker registered in /brokers/ids for its metadata over the "
@@ -52,12 +60,32 @@ def summary(state: ZkState) -> str:
               help="With --brokers: the registered listener to ask on.")
 @click.option("--settle", type=click.FloatRange(min=0.0), default=10.0, show_default=True,
               help="With --brokers: seconds to keep re-reading while only brokers' metadata "
-                   "differs (a broker lags a change by one UpdateMetadata).")
-def audit_cmd(hosts: str, connect_timeout: float, zookeeper_auth: ZkAuth | None,
-              json_out: Path | None, check_brokers: bool, listener: str, settle: float) -> None:
+                   "differs (a broker lags a change by one UpdateMetadata). With --kraft: "
+                   "seconds to wait for the controllers to agree on one committed offset and "
+                   "the brokers to replay it.")
+@click.option("--kraft", "kraft_dir", type=click.Path(path_type=Path), default=None,
+              help="Audit a KRaft cluster instead: the directory of `kcontrol cluster up "
+                   "--mode kraft --dir D` (its kraft-cluster.json names the nodes).")
+@click.option("--kraft-admin", default=None, metavar="ROLE:ID=HOST:PORT,...",
+              help="Audit a KRaft cluster whose nodes' admin sockets are these (ROLE: "
+                   "controller, broker or combined).")
+def audit_cmd(hosts: str | None, connect_timeout: float, zookeeper_auth: ZkAuth | None,
+              json_out: Path | None, check_brokers: bool, listener: str, settle: float,
+              kraft_dir: Path | None, kraft_admin: str | None) -> None:
     """Read the cluster's znodes (bulk) and check the snapshot invariants: leader in ISR, ISR
     within replicas, ISR never empty, leader registered or -1, controller and epoch agree;
-    with --brokers, every broker's metadata (over the wire) agrees with ZooKeeper."""
+    with --brokers, every broker's metadata (over the wire) agrees with ZooKeeper.
+
+    With --kraft (or --kraft-admin), audit a KRaft cluster: every controller's committed
+    image equal at the same offset, the brokers' images current, and the KRaft invariant
+    catalogue (specs/kraft-invariants.md) on two readings a moment apart."""
+    if kraft_dir is not None or kraft_admin is not None:
+        from adapters.cli.kraft_audit_cmd import run_kraft_audit
+
+        raise SystemExit(run_kraft_audit(kraft_dir, kraft_admin, settle, json_out))
+    if hosts is None:
+        raise click.UsageError("Missing option '--zookeeper' (or --kraft DIR for a KRaft "
+                               "cluster).")
     checks = [broker_metadata_check(listener)] if check_brokers else []
     deadline = time.monotonic() + settle
     with session(hosts, connect_timeout, zookeeper_auth) as client:

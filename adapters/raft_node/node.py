@@ -20,6 +20,7 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
+from adapters.kraft_audit.node_ops import audit_ops
 from adapters.network.codec.raft_convert import RaftConverter
 from adapters.raft_log import BYTES, MetadataLog
 from adapters.raft_node.admin import AdminError, AdminServer
@@ -146,8 +147,13 @@ class QuorumNode:
                "digest": self._op_digest}
         if self.args.controller:
             ops |= {"register_broker": self._op_register_broker,
-                    "brokers": self._op_brokers, "topics": self._op_topics}
+                    "brokers": self._op_brokers, "topics": self._op_topics,
+                    **audit_ops(self._shell_when_started)}
         return ops
+
+    @property
+    def _shell_when_started(self) -> RaftNodeShell:
+        return self._shell()
 
     def _shell(self) -> RaftNodeShell:
         if self.shell is None:
