@@ -1,5 +1,7 @@
 """``kcontrol node --config FILE [--override KEY=VALUE ...]``: run one KRaft node -- a broker, a
 controller, or both in one process -- from a Kafka-style properties file until SIGINT/SIGTERM.
+Without ``--config`` the ``--override`` flags are the whole configuration
+(``kcontrol node --override process.roles=controller --override node.id=1 ...``).
 
 Before anything opens: the configuration is checked (a bad key exits 2 with ``kcontrol node:
 error: <key>: <why>``) and so is the storage (every directory formatted by ``kcontrol storage
@@ -33,6 +35,12 @@ log = logging.getLogger("kcontrol.node")
 RUNTIME_MODULE = "adapters.kraft_node.runtime"
 
 
+def config_hint(config: Path | None, overrides: tuple[str, ...]) -> str:
+    """How the storage tool is to be given this node's configuration, for a hint."""
+    flags = " ".join(f"--override {o}" for o in overrides)
+    return (f"--config {config}" if config is not None else "") + (" " if config and flags else "") + flags
+
+
 def summary(settings: NodeSettings, cluster_id: str) -> str:
     """One line: what this node is."""
     roles = ",".join(sorted(settings.process_roles))
@@ -43,19 +51,23 @@ def summary(settings: NodeSettings, cluster_id: str) -> str:
 
 
 @click.command(short_help="Run one KRaft node (broker, controller or both).")
-@click.option("--config", "-c", "config", required=True, metavar="FILE",
-              type=click.Path(path_type=Path), help=CONFIG_HELP)
+@click.option("--config", "-c", "config", default=None, metavar="FILE",
+              type=click.Path(path_type=Path),
+              help=CONFIG_HELP + " Without it, the node is configured by --override alone.")
 @click.option("--override", "overrides", multiple=True, metavar="KEY=VALUE", help=OVERRIDE_HELP)
 @click.option("--log-level", type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"]),
               default="INFO", show_default=True,
               help="The lowest level logged (the default setup only).")
 @log_dir_option("node-<NODE_ID>")
 @log_config_option()
-def node(config: Path, overrides: tuple[str, ...], log_level: str, log_dir: Path | None,
+def node(config: Path | None, overrides: tuple[str, ...], log_level: str, log_dir: Path | None,
          log_config: tuple[Path, dict[str, Any]] | None) -> None:
     """Run one KRaft node from a properties file until SIGINT/SIGTERM."""
     warnings: list[str] = []
     try:
+        if config is None and not overrides:
+            raise click.UsageError("give --config FILE, or the configuration as "
+                                   "--override KEY=VALUE flags")
         settings = load_settings(config, overrides, warnings.append)
     except ConfigError as exc:
         click.echo(f"kcontrol node: error: {exc}", err=True)
@@ -66,7 +78,7 @@ def node(config: Path, overrides: tuple[str, ...], log_level: str, log_dir: Path
         for warning in warnings:
             log.warning("%s", warning)
         try:
-            cluster_id = check_at_start(settings, str(config))
+            cluster_id = check_at_start(settings, config_hint(config, overrides))
         except StorageError as exc:
             click.echo(f"kcontrol node: {exc}", err=True)
             sys.exit(1)

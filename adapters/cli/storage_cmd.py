@@ -46,7 +46,10 @@ def _fail(command: str, message: str, code: int) -> NoReturn:
     sys.exit(code)
 
 
-def _settings(command: str, config: Path, overrides: tuple[str, ...]) -> NodeSettings:
+def _settings(command: str, config: Path | None, overrides: tuple[str, ...]) -> NodeSettings:
+    if config is None and not overrides:
+        _fail(command, "give --config FILE, or the configuration as --override KEY=VALUE "
+                       "flags", 2)
     try:
         return load_settings(config, overrides)
     except ConfigError as exc:
@@ -61,8 +64,10 @@ def storage() -> None:
 def config_option(f):  # type: ignore[no-untyped-def]
     f = click.option("--override", "overrides", multiple=True, metavar="KEY=VALUE",
                      help=OVERRIDE_HELP)(f)
-    return click.option("--config", "-c", "config", required=True, metavar="FILE",
-                        type=click.Path(path_type=Path), help=CONFIG_HELP)(f)
+    return click.option("--config", "-c", "config", default=None, metavar="FILE",
+                        type=click.Path(path_type=Path),
+                        help=CONFIG_HELP + " Without it, --override gives the whole "
+                             "configuration.")(f)
 
 
 def _fsync_dir(path: Path) -> None:
@@ -121,7 +126,7 @@ def plan_format(settings: NodeSettings, cluster_id: str, ignore_formatted: bool
               help="The cluster's id: 22 characters of URL-safe base64 (see random-uuid).")
 @click.option("--ignore-formatted", "-g", is_flag=True, default=False,
               help="Skip directories already formatted for this cluster and node.")
-def format_cmd(config: Path, overrides: tuple[str, ...], cluster_id: str,
+def format_cmd(config: Path | None, overrides: tuple[str, ...], cluster_id: str,
                ignore_formatted: bool) -> None:
     """Format the node's directories for a cluster: a meta.properties in each."""
     settings = _settings("format", config, overrides)
@@ -190,7 +195,7 @@ def describe_dirs(settings: NodeSettings) -> tuple[list[str], int]:
 
 @storage.command("info", short_help="Show what each of the node's directories holds.")
 @config_option
-def info_cmd(config: Path, overrides: tuple[str, ...]) -> None:
+def info_cmd(config: Path | None, overrides: tuple[str, ...]) -> None:
     """Show each of the node's directories' meta.properties and flag problems (exit 1 if any)."""
     settings = _settings("info", config, overrides)
     lines, problems = describe_dirs(settings)

@@ -144,7 +144,8 @@ def node_dirs(settings: NodeSettings) -> tuple[Path, ...]:
 
 
 def format_hint(config: str) -> str:
-    return (f"run kcontrol storage format --config {config} --cluster-id ID (kcontrol storage "
+    given = config if config.startswith("--") else f"--config {config}"
+    return (f"run kcontrol storage format {given} --cluster-id ID (kcontrol storage "
             "random-uuid prints a new ID)")
 
 

@@ -126,10 +126,12 @@ def apply_overrides(props: Mapping[str, str], overrides: Iterable[str]) -> dict[
     return result
 
 
-def load_settings(path: Path | str, overrides: Iterable[str] = (),
+def load_settings(path: Path | str | None, overrides: Iterable[str] = (),
                   warn: Warn | None = None) -> NodeSettings:
-    """``NodeSettings`` from the properties file ``path`` and ``--override`` strings."""
-    return settings_from_properties(apply_overrides(load_properties(path), overrides), warn)
+    """``NodeSettings`` from the properties file ``path`` and ``--override`` strings; with no
+    file, the overrides are the whole configuration."""
+    props = {} if path is None else load_properties(path)
+    return settings_from_properties(apply_overrides(props, overrides), warn)
 
 
 def _value(props: Mapping[str, str], key: str) -> str | None:

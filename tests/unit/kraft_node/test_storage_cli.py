@@ -166,3 +166,24 @@ def test_node_without_a_runtime_says_so(config: Path, monkeypatch: pytest.Monkey
     r = run("node", "-c", str(config), "--log-dir", str(config.parent / "logs"))
     assert r.exit_code == 1
     assert "kcontrol node: the node runtime is not built yet" in r.output
+
+
+def test_flags_alone_configure_format_and_node(tmp_path: Path) -> None:
+    props = {**COMBINED, "log.dirs": f"{tmp_path}/a", "metadata.log.dir": f"{tmp_path}/a"}
+    flags = [x for k, v in props.items() for x in ("--override", f"{k}={v}")]
+    r = run("node", *flags)
+    assert r.exit_code == 1
+    # the hint repeats the flags: the storage tool takes them the same way
+    assert "run kcontrol storage format --override process.roles=broker,controller" in r.output
+    r = run("storage", "format", *flags, "--cluster-id", CLUSTER)
+    assert r.exit_code == 0, r.output
+    assert read_meta(tmp_path / "a") == MetaProperties(CLUSTER, 1)
+    r = run("storage", "info", *flags)
+    assert r.exit_code == 0 and f"cluster.id={CLUSTER}" in r.output
+
+
+def test_neither_a_file_nor_flags_is_refused() -> None:
+    r = run("node")
+    assert r.exit_code == 2 and "--config FILE, or the configuration as --override" in r.output
+    r = run("storage", "info")
+    assert r.exit_code == 2 and "--config FILE, or the configuration as --override" in r.output
