@@ -48,7 +48,8 @@ def _load(snapshot: Path | None, directory: Path | None, bootstrap: str | None,
     return load_quorum(bootstrap, timeout=timeout, max_bytes=max_bytes)
 
 
-@click.command("metadata-shell", short_help="Browse the metadata image as a tree.")
+@click.command("metadata-shell", short_help="Browse the metadata image as a tree.",
+               context_settings={"allow_interspersed_args": False})
 @click.argument("command", nargs=-1)
 @click.option("--snapshot", "-s", type=click.Path(dir_okay=False, path_type=Path),
               help="Read the image from this snapshot file (<end offset>-<epoch>.checkpoint).")

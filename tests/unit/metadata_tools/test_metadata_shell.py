@@ -225,6 +225,9 @@ def test_one_shot_piped_and_usage(tmp_path: Path) -> None:
     assert json.loads(r.stdout) == record_to_json(records()[6])["data"]
     r = CliRunner().invoke(main, ["metadata-shell", "--snapshot", str(snap), "ls", "/x"])
     assert r.exit_code == 1 and r.stdout == "ls: /x: no such file or directory.\n"
+    # everything after the command is the command's, even what looks like an option
+    r = CliRunner().invoke(main, ["metadata-shell", "-s", str(snap), "ls", "-l"])
+    assert r.exit_code == 1 and r.stdout == "ls: -l: no such file or directory.\n"
     r = CliRunner().invoke(main, ["metadata-shell", "-s", str(snap)],
                            input="cd /image/cluster/brokers\nls\nexit\nls /\n")
     assert r.exit_code == 0 and r.stdout == "1\n2\n"  # nothing after exit
@@ -259,3 +262,33 @@ def test_run_piped_reports_failure(tmp_path: Path) -> None:
     assert run_piped(s, io.StringIO("ls /image/topics\n"), sink) is True
     assert run_piped(s, io.StringIO("cat /nope\npwd\n"), sink) is False
     assert sink.getvalue().endswith("cat: /nope: No such file or directory.\n/\n")
+
+
+def test_the_interactive_loop_prompts_runs_and_leaves(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import os
+
+    from adapters.metadata_tools import repl
+
+    typed = iter(["cd /image/topics", "ls", "exit", "never read"])
+    prompts: list[str] = []
+
+    def fake_input(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(typed)
+
+    monkeypatch.setattr("builtins.input", fake_input)
+    monkeypatch.setattr(repl.shutil, "get_terminal_size", lambda: os.terminal_size((80, 24)))
+    sink = io.StringIO()
+    repl.run_interactive(_sample_state(tmp_path), sink)
+    assert prompts == [">> "] * 3
+    assert sink.getvalue().splitlines()[1:] == ["byId  byName"]  # columns on a terminal
+
+    def eof(prompt: str) -> str:
+        raise EOFError
+
+    monkeypatch.setattr("builtins.input", eof)
+    sink = io.StringIO()
+    repl.run_interactive(_sample_state(tmp_path / "2"), sink)  # Ctrl-D leaves
+    assert sink.getvalue().startswith(repl.BANNER)
