@@ -4,11 +4,13 @@ the active controller.
 Kafka's CreateTopicsRequest.json / CreateTopicsResponse.json. Flexible from v5; v5 answers each
 topic's partition count, replication factor and configs, v7 its topic id (KIP-516). v0-v1 are
 older than any stock client we meet (kafka-python 3 sends v2-v7, librdkafka 2 up to v4).
-The response's per-topic configs and its tagged ``topic_config_error_code`` are written empty.
+The response's per-topic configs are written null and its ``topic_config_error_code`` (tag 0
+of each result, :data:`RESULT_TAGS`) not at all.
 """
 
 from __future__ import annotations
 
+from adapters.network.codec.raft_tags import TaggedField
 from adapters.network.codec.schema import (
     BOOL,
     INT8,
@@ -23,6 +25,9 @@ from adapters.network.codec.schema import (
 )
 
 API_KEY = 19
+
+RESULT_TAGS = (TaggedField(0, "topic_config_error_code", INT16, default=0),)
+"""Named tagged fields of a response's topic result (v5+)."""
 
 REQUEST = Message(
     "CreateTopicsRequest",
