@@ -54,6 +54,8 @@ from adapters.network.codec.schema import (
     Struct,
     TaggedFields,
     Type,
+    UInt16,
+    UuidType,
 )
 from adapters.network.codec.wire import encode
 
@@ -165,6 +167,10 @@ def random_value(t: Type, rng: random.Random, max_items: int = 3) -> Any:
             return rng.randint(lo, hi)
         case Bool():
             return rng.random() < 0.5
+        case UInt16():
+            return rng.choice((0, 1, 9092, 65535, rng.randint(0, 65535)))
+        case UuidType():
+            return bytes(16) if rng.random() < 0.2 else rng.randbytes(16)
         case Str():
             if t.nullable and rng.random() < 0.2:
                 return None
@@ -286,6 +292,10 @@ def _walk(t: Type, data: bytes, pos: int, out: list[Slot]) -> int:
         case Bool():
             _need(data, pos, 1)
             return pos + 1
+        case UInt16() | UuidType():
+            width = 2 if isinstance(t, UInt16) else 16
+            _need(data, pos, width)
+            return pos + width
         case Str() | Bytes() | Array():
             if t.compact:
                 n, end = _read_uvarint(data, pos)
