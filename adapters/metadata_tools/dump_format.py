@@ -55,7 +55,7 @@ from adapters.raft_log.snapshots import parse_snapshot_name
 from adapters.raft_log.varints import read_varint
 from fsm.kraft.records.codec import decode_record
 from fsm.kraft.records.errors import MalformedRecord
-from fsm.kraft.records.json_form import _struct_to_json, record_to_json
+from fsm.kraft.records.json_form import _struct_to_json
 from fsm.kraft.records.schema import BY_CLASS
 from fsm.raft.messages import LeaderChange
 
@@ -222,12 +222,10 @@ def metadata_json(value: bytes | None, offset: int, position: int) -> dict[str, 
         record = decode_record(value)
     except MalformedRecord as exc:
         raise DumpError(position, offset, f"metadata record: {exc}") from None
-    out = record_to_json(record)
-    version = _frame_version(value)
-    if version != out["version"]:
-        out["version"] = version
-        out["data"] = _struct_to_json(BY_CLASS[type(record)].struct, record, version)
-    return out
+    schema = BY_CLASS[type(record)]
+    version = _frame_version(value)  # the record decoded: its frame is whole
+    return {"type": schema.json_type, "version": version,
+            "data": _struct_to_json(schema.struct, record, version)}
 
 
 def _frame_version(value: bytes) -> int:

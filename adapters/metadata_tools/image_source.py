@@ -168,8 +168,9 @@ def _load_directory(d: Path) -> Loaded:
                     f"({exc.reason})")
     if segments:
         parts.append(f"{len(segments)} segment(s)")
+    after = "after the snapshot" if snaps else "from the log start"
     source = f"directory {d} ({', '.join(parts) or 'empty'}; {replayed} records replayed " \
-             "after the snapshot, committed or not)"
+             f"{after}, committed or not)"
     return Loaded(image, provenance, source, note)
 
 
