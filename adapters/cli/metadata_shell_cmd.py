@@ -61,7 +61,8 @@ def _load(snapshot: Path | None, directory: Path | None, bootstrap: str | None,
 @click.option("--bootstrap-controller", "bootstrap", metavar="HOST:PORT[,...]",
               help="Read the committed image from a live quorum: Fetch from offset 0 as an "
                    "observer without a replica id, up to the high watermark, following the "
-                   "leader (give every controller as ID@HOST:PORT to follow it anywhere), and "
+                   "leader (its address given as ID@HOST:PORT, or learnt from the controller asked), "
+                   "and "
                    "FetchSnapshot when the leader answers with a snapshot.")
 @click.option("--timeout", type=click.FloatRange(min=0.1, max=600), default=10.0,
               show_default=True,

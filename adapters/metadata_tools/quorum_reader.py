@@ -6,9 +6,10 @@ synchronous connection (``adapters.kraft_node.wire_client``), with the quorum's 
 
 Finding the leader: each address is asked a Fetch in epoch -1, which any voter answers
 ``FENCED_LEADER_EPOCH`` with the epoch and the leader it knows; the same connection is then
-asked in that epoch. A node that is not the leader names it: with addresses given as
-``ID@HOST:PORT`` (``controller.quorum.voters``' form) the reader goes to the leader's,
-otherwise it asks the other addresses in turn. A leader that moves during the read (a new
+asked in that epoch. A node that is not the leader names it: the reader goes to that
+leader's address -- given as ``ID@HOST:PORT`` (``controller.quorum.voters``' form), or else
+learnt from the node (DescribeCluster for the controllers' endpoints, KIP-919) -- and
+otherwise asks the other addresses in turn. A leader that moves during the read (a new
 epoch) starts the read again, at most ``MAX_RESTARTS`` times.
 
 Bounded: every request waits at most ``timeout`` seconds, the whole read at most
@@ -45,6 +46,7 @@ MAX_HOPS = 16
 DEADLINE_FACTOR = 20
 FETCH_MAX_BYTES = 8 << 20
 CLIENT_ID = "kcontrol-metadata-shell"
+DESCRIBE_CLUSTER = 60
 
 Address = tuple[str, int]
 
@@ -125,6 +127,21 @@ def _decode_snapshot(data: bytes, snap: OffsetAndEpoch) -> tuple[list[Any], int]
         raise ReadError(str(exc)) from None
 
 
+def _voters_of(c: Controller, timeout: float) -> dict[int, Controller]:
+    """The voters' addresses as the controller at ``c`` knows them (DescribeCluster v1 for
+    the controllers' endpoints, KIP-919), or {} if it does not say."""
+    body = {"include_cluster_authorized_operations": False, "endpoint_type": 2}
+    try:
+        with WireClient(*c.address, timeout=timeout, client_id=CLIENT_ID) as client:
+            answer = client.call(DESCRIBE_CLUSTER, 1, body)
+        if answer.get("error_code", 0) != 0:
+            return {}
+        return {b["broker_id"]: Controller(b["broker_id"], (b["host"], b["port"]))
+                for b in answer.get("brokers", [])}
+    except (WireError, KeyError, TypeError):
+        return {}
+
+
 def _find_leader(controllers: Sequence[Controller], timeout: float, fetch_max_bytes: int,
                  deadline: float, problems: list[str]
                  ) -> tuple[_Wire, int, FetchResponse]:
@@ -163,6 +180,8 @@ def _find_leader(controllers: Sequence[Controller], timeout: float, fetch_max_by
             problems.append(f"{c.where} is not the leader ({known})")
         else:
             problems.append(f"{c.where} answered {answer.error.name} ({known})")
+        if leader >= 0 and leader not in by_id:
+            by_id.update(_voters_of(c, timeout))
         target = by_id.get(leader)
         if target is not None and target.address not in tried:
             queue.insert(0, target)

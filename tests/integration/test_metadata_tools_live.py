@@ -117,6 +117,11 @@ def test_dump_log_and_the_metadata_shell_read_what_the_controllers_committed(
         assert f"snapshot {snap_offset}-" in source.stdout  # fetched with FetchSnapshot
         prov = run("metadata-shell", "--bootstrap-controller", by_id, "cat", "/image/provenance")
         assert prov.stdout.startswith(f"offset {hw - 1}, epoch ")
+        # a follower's address alone: it names the leader, its address learnt from it
+        alone = run("metadata-shell", "--bootstrap-controller",
+                    f"127.0.0.1:{follower.port}", "cat", "/local/source")
+        assert alone.exit_code == 0, alone.output
+        assert f"127.0.0.1:{leader.port} (leader in epoch" in alone.stdout
 
         # the leader killed: the next one answers, with the same committed image
         leader.kill()
