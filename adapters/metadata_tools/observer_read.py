@@ -7,9 +7,11 @@ below the high watermark the answer names (a batch past it is not committed yet:
 when the leader answers with a snapshot id instead (the log below its start is gone, or it
 starts at a snapshot), FetchSnapshot that snapshot chunk by chunk from position 0, start over
 from it, and fetch on from its end offset. Done once the records read reach the high
-watermark. An answer naming another leader or epoch (``FENCED_LEADER_EPOCH``,
+watermark of the first answer (a quorum that keeps committing does not keep the read going:
+what it shows is a committed prefix as of the moment it began). An answer naming another leader or epoch (``FENCED_LEADER_EPOCH``,
 ``NOT_LEADER_OR_FOLLOWER``, ``UNKNOWN_LEADER_EPOCH``, a newer ``leader_epoch``) raises
 :class:`LeaderMoved` with what it says of the new leader (the reader starts again there); a
+snapshot deleted while it is fetched (the leader took a newer one) :class:`ReadAgain`; a
 diverging epoch, a snapshot that changed under the read or does not decode, or more than
 ``max_bytes`` of records and snapshot raise :class:`ReadError`."""
 
@@ -40,6 +42,11 @@ LEADERSHIP_ERRORS = frozenset({ErrorCode.FENCED_LEADER_EPOCH,
 
 class ReadError(Exception):
     """The log cannot be read this way; the message says why."""
+
+
+class ReadAgain(ReadError):
+    """The snapshot being fetched is gone (the leader took a newer one and deleted it): the
+    read starts again from offset 0."""
 
 
 class LeaderMoved(Exception):  # noqa: N818 -- not an error: the reader follows it
@@ -75,9 +82,13 @@ class ObserverRead:
     _pending: tuple[OffsetAndEpoch, int, bytearray] | None = None
     _idle: int = 0
 
+    target: int = -1
+    """The high watermark of the first answer: the read ends there (a quorum that keeps
+    committing does not keep it going), or at the first batch past it."""
+
     @property
     def done(self) -> bool:
-        return self._pending is None and 0 <= self.high_watermark <= self.offset
+        return self._pending is None and 0 <= self.target <= self.offset
 
     def next_request(self) -> FetchRequest | FetchSnapshotRequest:
         if self._pending is not None:
@@ -108,6 +119,8 @@ class ObserverRead:
                             f"{r.diverging_epoch.offset})")
         self._count(size)
         self.high_watermark = r.high_watermark
+        if self.target < 0:
+            self.target = r.high_watermark
         if r.snapshot_id is not None:
             if self.snapshot is not None and r.snapshot_id == self.snapshot:
                 raise ReadError(f"the leader sends snapshot {r.snapshot_id} again at offset "
@@ -135,9 +148,11 @@ class ObserverRead:
         assert self._pending is not None, "no FetchSnapshot was sent"
         snap, position, data = self._pending
         self._leadership(r.error, r.leader_id, r.leader_epoch, "FetchSnapshot")
+        if r.error in (ErrorCode.SNAPSHOT_NOT_FOUND, ErrorCode.POSITION_OUT_OF_RANGE):
+            raise ReadAgain(f"FetchSnapshot of {snap} answered {r.error.name} (the leader "
+                            "took a newer snapshot)")
         if r.error is not ErrorCode.NONE:
-            raise ReadError(f"FetchSnapshot of {snap} answered {r.error.name} (the leader "
-                            "took a newer snapshot: read again)")
+            raise ReadError(f"FetchSnapshot of {snap} answered {r.error.name}")
         if r.snapshot_id != snap or r.position != position:
             raise ReadError(f"FetchSnapshot answered {r.snapshot_id} at {r.position}, asked "
                             f"{snap} at {position}")

@@ -10,7 +10,8 @@ asked in that epoch. A node that is not the leader names it: the reader goes to 
 leader's address -- given as ``ID@HOST:PORT`` (``controller.quorum.voters``' form), or else
 learnt from the node (DescribeCluster for the controllers' endpoints, KIP-919) -- and
 otherwise asks the other addresses in turn. A leader that moves during the read (a new
-epoch) starts the read again, at most ``MAX_RESTARTS`` times.
+epoch), or a snapshot deleted while it is fetched, starts the read again, at most
+``MAX_RESTARTS`` times.
 
 Bounded: every request waits at most ``timeout`` seconds, the whole read at most
 ``DEADLINE_FACTOR`` times that, and at most ``max_bytes`` of records and snapshot are read."""
@@ -29,6 +30,7 @@ from adapters.metadata_tools.observer_read import (
     LEADERSHIP_ERRORS,
     LeaderMoved,
     ObserverRead,
+    ReadAgain,
     ReadError,
 )
 from adapters.metadata_tools.shell_tree import Provenance
@@ -212,7 +214,7 @@ def read_committed(controllers: Sequence[Controller], *, timeout: float, max_byt
                 else:
                     read.on_snapshot_chunk(answer)
             return read, f"{wire.controller.where} (leader in epoch {epoch})"
-        except LeaderMoved as exc:
+        except (LeaderMoved, ReadAgain) as exc:
             problems.append(f"{wire.controller.where}: {exc}")
         except WireError as exc:
             problems.append(str(exc))
@@ -221,7 +223,8 @@ def read_committed(controllers: Sequence[Controller], *, timeout: float, max_byt
         finally:
             with contextlib.suppress(OSError):
                 wire.close()
-    raise SourceError(f"the leader kept moving during the read: {'; '.join(problems)}")
+    raise SourceError(f"the read was started again {MAX_RESTARTS} times (the leader or its "
+                      f"snapshot kept moving): {'; '.join(problems)}")
 
 
 def load_quorum(text: str, *, timeout: float, max_bytes: int) -> Loaded:
@@ -239,6 +242,6 @@ def load_quorum(text: str, *, timeout: float, max_bytes: int) -> Loaded:
         raise SourceError(f"{leader}: the records do not replay: {exc}") from None
     last, epoch, when = read.last_batch
     snap = f"snapshot {read.snapshot.offset}-{read.snapshot.epoch} and " if read.snapshot else ""
-    source = (f"quorum {leader}: {snap}{len(read.records)} records, committed up to the high "
-              f"watermark {read.high_watermark}")
+    source = (f"quorum {leader}: {snap}{len(read.records)} records, committed, read to offset "
+              f"{read.offset} (the high watermark when the read began: {read.target})")
     return Loaded(image, Provenance(last, epoch, when), source)

@@ -9,7 +9,12 @@ from typing import Any
 
 import pytest
 
-from adapters.metadata_tools.observer_read import LeaderMoved, ObserverRead, ReadError
+from adapters.metadata_tools.observer_read import (
+    LeaderMoved,
+    ObserverRead,
+    ReadAgain,
+    ReadError,
+)
 from adapters.metadata_tools.quorum_reader import Controller, parse_controllers
 from fsm.errors import ErrorCode
 from fsm.raft.messages import (
@@ -52,6 +57,14 @@ def test_records_up_to_the_high_watermark() -> None:
     assert not more.done and more.next_request() == FetchRequest(-1, 2, 1, 1)
     more.on_fetch(fetched(4, Batch(1, 2, ("b", "c", "d"))))
     assert more.done and more.records == ["a", "b", "c", "d"]
+    # a quorum that keeps committing: the read ends at the first answer's high watermark
+    busy = new_read()
+    busy.on_fetch(fetched(2, Batch(0, 2, ("a", "b"))))
+    assert busy.done
+    busy = new_read()
+    busy.on_fetch(fetched(2, Batch(0, 2, ("a",))))
+    busy.on_fetch(fetched(9, Batch(1, 2, ("b", "c"))))
+    assert busy.done and busy.records == ["a", "b", "c"] and busy.high_watermark == 9
 
 
 def test_an_empty_log_is_read_at_once() -> None:
@@ -81,7 +94,7 @@ def test_a_snapshot_that_does_not_decode_or_changed() -> None:
         read.on_snapshot_chunk(FetchSnapshotResponse(NONE, 2, 1, SNAP, 3, 0, b"xyz"))
     read = new_read()
     read.on_fetch(fetched(6, snapshot_id=SNAP))
-    with pytest.raises(ReadError, match="SNAPSHOT_NOT_FOUND"):
+    with pytest.raises(ReadAgain, match="SNAPSHOT_NOT_FOUND"):  # a newer one: read again
         read.on_snapshot_chunk(FetchSnapshotResponse(ErrorCode.SNAPSHOT_NOT_FOUND, 2, 1,
                                                      SNAP, 0, 0, None))
     read = new_read()
