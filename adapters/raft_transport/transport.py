@@ -13,7 +13,11 @@ inbound request to ``on_message(source, message)``, and forgets a request unansw
 all came back on it in that time. ``listen`` is an address to bind, or a socket the caller bound.
 
 An answer goes back on the connection its request came in on: ``send(source, response)``
-answers the oldest request of that API from ``source`` still waiting. ``source`` is the node
+answers the oldest request of that API from ``source`` still waiting. A Fetch supersedes an
+older Fetch waiting for over half the request timeout from the same source on the same
+connection (a follower resends after its request timeout; the leader keeps only the newest
+parked Fetch of a replica and answers it alone): otherwise the answer would go out under the old correlation id, which the
+follower has given up, and every later answer on that connection one request behind. ``source`` is the node
 id the request names (candidate, leader, replica id), else the ``raft-<id>`` client id of its
 header, else -- a tool's DescribeQuorum -- a per-connection id at or below
 :data:`ANONYMOUS_BASE`, which ``send`` answers the same way.
@@ -55,7 +59,12 @@ from adapters.network.codec.raft_frames import (
     parse_request,
     peek_correlation_id,
 )
-from adapters.network.codec.raft_registry import RAFT_SUPPORTED, SEND_VERSIONS, api_name
+from adapters.network.codec.raft_registry import (
+    RAFT_SUPPORTED,
+    SEND_VERSIONS,
+    RaftApiKey,
+    api_name,
+)
 from adapters.raft_transport.connection import Connection, InFlight
 from adapters.raft_transport.served import Inbound, ServedApis, peek_correlation
 from fsm.errors import ErrorCode
@@ -92,6 +101,7 @@ class _Waiting:
     api_key: int
     api_version: int
     correlation_id: int
+    arrived: float = 0.0  # monotonic seconds
 
 
 @dataclass(slots=True)
@@ -505,10 +515,16 @@ class RaftTransport:
         if source is None:
             source = conn.client_key
         waiting = self._waiting.setdefault(source, deque())
+        now = time.monotonic()
+        if request.api_key == RaftApiKey.FETCH:  # a resend: the leader parks only the newest
+            stale = now - self.request_timeout_s / 2
+            for w in [w for w in waiting if w.conn is conn and w.api_key == request.api_key
+                      and w.arrived <= stale]:
+                waiting.remove(w)
         if len(waiting) >= self.answer_limit:
             waiting.popleft()
         waiting.append(_Waiting(conn, request.api_key, request.api_version,
-                                request.header.correlation_id))
+                                request.header.correlation_id, now))
         self._deliver(source, message)
 
     def _on_api_versions(self, conn: Connection, frame: bytes) -> None:

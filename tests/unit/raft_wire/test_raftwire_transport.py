@@ -414,3 +414,27 @@ def test_records_that_do_not_decode_close_the_connection_not_the_thread() -> Non
         t2.close()
         for s in socks.values():
             s.close()
+
+
+def test_a_resent_fetch_supersedes_the_one_still_waiting(cluster: Any) -> None:
+    """A follower resends its Fetch after its request timeout while the leader still holds
+    (parks) the first; the leader answers once: under the newest correlation id, and the next
+    answer on the connection is not one request behind."""
+    transports, inboxes, _ = cluster(ids=(1, 2, 3), start=(1,), request_timeout_ms=200)
+    leader = transports[1]
+    key, _, wire = converter().to_wire(FetchRequest(2, 5, 120, 4))
+    answer = FetchResponse(ErrorCode.NONE, 5, 1, 118, 0)
+    with socket.create_connection(leader.address, timeout=WAIT_S) as follower:
+        follower.sendall(encode_request(key, SEND_VERSIONS[key], 1, "raft-2", wire))
+        wait_until(lambda: len(inboxes[1].items) == 1, "the fetch delivered")
+        time.sleep(0.15)  # not a synchronisation: the follower's request timeout passing
+        follower.sendall(encode_request(key, SEND_VERSIONS[key], 2, "raft-2", wire))
+        wait_until(lambda: len(inboxes[1].items) == 2, "the resent fetch delivered")
+        leader.send(2, answer)
+        corr, _ = decode_response(key, SEND_VERSIONS[key], read_frame(follower))
+        assert corr == 2
+        follower.sendall(encode_request(key, SEND_VERSIONS[key], 3, "raft-2", wire))
+        wait_until(lambda: len(inboxes[1].items) == 3, "the third fetch delivered")
+        leader.send(2, answer)
+        corr, _ = decode_response(key, SEND_VERSIONS[key], read_frame(follower))
+        assert corr == 3
