@@ -28,6 +28,7 @@ from fsm.kraft.broker.events import (
     IsrChangeWanted,
     MetadataFetched,
     MetadataRequest,
+    MetadataSnapshotLoaded,
     PartitionKey,
     SigTerm,
     Start,
@@ -84,6 +85,7 @@ _DISPATCH: dict[type, Handler] = {
     HeartbeatDue: lifecycle.heartbeat_due,
     SigTerm: lifecycle.sig_term,
     MetadataFetched: replay.fetched,
+    MetadataSnapshotLoaded: replay.snapshot_loaded,
     IsrChangeWanted: alter_partition.isr_change_wanted,
     MetadataRequest: metadata_answers.answer,
 }

@@ -34,6 +34,16 @@ class MetadataFetched:
 
 
 @dataclass(frozen=True, slots=True)
+class MetadataSnapshotLoaded:
+    """The broker's log was replaced by a snapshot of the committed metadata fetched from the
+    quorum's leader (the broker was behind its log start): ``records`` are the snapshot's
+    records, the whole image at offset ``end_offset - 1``."""
+
+    end_offset: int
+    records: tuple[Any, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class ControllerResponse:
     """The controller answered ``request`` (a value this core sent) with ``response``."""
 

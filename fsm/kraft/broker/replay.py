@@ -20,6 +20,12 @@ have seen, folded into a snapshot) or the broker is no longer among the replicas
 Kafka's stray-log check -- and makes the broker leader or follower of every partition
 assigned to it. From then on each batch is compared partition by partition, only for the
 partitions its records touched (``replicas.reconcile``).
+
+A snapshot fetched from the quorum's leader (``MetadataSnapshotLoaded``: the broker fell
+behind the leader's log start) replaces the image whole, as Kafka's metadata loader publishes
+a snapshot's image, and moves ``metadata_offset`` to the snapshot's last offset; one older
+than what was replayed is ignored. Once replicas run, every partition the old or the new
+image gives this broker is compared (a snapshot folds in changes no batch told).
 """
 
 from __future__ import annotations
@@ -28,9 +34,10 @@ from typing import TYPE_CHECKING
 
 from fsm.kraft.broker import alter_partition
 from fsm.kraft.broker.effects import DeleteReplica, KRaftBrokerEffect
-from fsm.kraft.broker.events import MetadataFetched, PartitionKey
+from fsm.kraft.broker.events import MetadataFetched, MetadataSnapshotLoaded, PartitionKey
 from fsm.kraft.broker.replicas import reconcile, wanted
 from fsm.kraft.broker_lifecycle_states import KRaftBrokerState
+from fsm.kraft.image import image_from_records
 from fsm.kraft.records.values import PartitionChangeRecord, PartitionRecord, RemoveTopicRecord
 from fsm.raft.messages import LeaderChange
 
@@ -67,6 +74,28 @@ def fetched(core: KRaftBroker, ev: MetadataFetched) -> list[KRaftBrokerEffect]:
     for key in touched:
         effects += reconcile(core._replicas, key, wanted(broker_id, image.partition(*key)))
     alter_partition.forget_stale(core, touched)
+    return effects
+
+
+def snapshot_loaded(core: KRaftBroker, ev: MetadataSnapshotLoaded) -> list[KRaftBrokerEffect]:
+    if core._state is S.SHUTTING_DOWN:
+        return core._ignore("MetadataSnapshotLoaded")
+    if ev.end_offset - 1 <= core._offset:
+        return core._ignore(f"snapshot ending at {ev.end_offset}: replayed to {core._offset}")
+    image = image_from_records(ev.records)
+    core._image, core._offset = image, ev.end_offset - 1
+    if core._state not in _REPLICAS_RUN:
+        return []
+    broker_id = core.config.broker_id
+    keys: dict[PartitionKey, None] = dict.fromkeys(core._replicas)
+    for topic_id, topic in image.topics.items():
+        for partition_id, p in topic.partitions.items():
+            if broker_id in p.replicas:
+                keys[(topic_id, partition_id)] = None
+    effects: list[KRaftBrokerEffect] = []
+    for key in sorted(keys):
+        effects += reconcile(core._replicas, key, wanted(broker_id, image.partition(*key)))
+    alter_partition.forget_stale(core, keys)
     return effects
 
 
