@@ -12,7 +12,8 @@ through ``KRaftBrokerDriver`` and carries out the effects in order (``BrokerPort
 * ``ReplyMetadata`` -> the client waiting on the token (``metadata``);
 * ``Exit`` -> the loop ends after this event and ``on_exit`` is called (on its own thread:
   it stops the process, which joins this one);
-* ``LifecycleChange`` -> a line of the state-change log.
+* ``LifecycleChange`` -> a line of the state-change log (``kcontrol.broker.state.change``)
+  and of the server log.
 
 Who puts what: the observer's thread puts committed metadata, the channel's thread the
 controller's answers, a signal handler ``SigTerm`` -- these wait while the queue is full
@@ -50,7 +51,7 @@ from fsm.kraft.broker_driver import KRaftBrokerDriver
 from fsm.kraft.broker_lifecycle_states import KRaftBrokerState
 
 log = logging.getLogger("kcontrol.kraft.broker")
-state_log = logging.getLogger("kcontrol.state.change")
+state_log = logging.getLogger("kcontrol.broker.state.change")
 
 DEFAULT_QUEUE_CAPACITY = 10_000
 INTERNAL_PUT_WAIT_S = 1.0
@@ -324,6 +325,7 @@ class BrokerPort:
 
     def lifecycle_changed(self, effect: LifecycleChange) -> None:
         core = self.shell.core
-        state_log.info("%s lifecycle %s -> %s (broker epoch %s, metadata offset %d)",
-                       self.shell.prefix, effect.source.value, effect.target.value,
-                       core.broker_epoch, core.metadata_offset)
+        for logger in (state_log, log):  # the state-change log, and the server log too
+            logger.info("%s lifecycle %s -> %s (broker epoch %s, metadata offset %d)",
+                        self.shell.prefix, effect.source.value, effect.target.value,
+                        core.broker_epoch, core.metadata_offset)

@@ -8,9 +8,9 @@ selector, non-blocking sockets:
 
 * ``submit(api_key, version, body, done, timeout_s)`` queues a request (body already
   encoded for that version) and never blocks; a full queue (``queue_limit``) refuses it
-  (``done(None, reason)`` at once). ``done(frame, None)`` hands back the response frame
-  (size prefix removed, correlation id first) or ``done(None, reason)`` its loss, on the
-  I/O thread, exactly once;
+  (``done(None, lost)`` at once). ``done(frame, None)`` hands back the response frame
+  (size prefix removed, correlation id first) or ``done(None, lost)`` its loss (a ``Lost``:
+  why, and whether it was sent), on the I/O thread, exactly once;
 * the thread connects to the leader when there is something to send (after a failure,
   again only after a backoff from ``retry_backoff_ms`` doubling to ``max_backoff_ms``),
   writes requests with fresh correlation ids (at most ``max_in_flight`` unanswered), and
@@ -42,7 +42,21 @@ from adapters.network.codec.framing import FrameReader
 log = logging.getLogger("kcontrol.kraft.broker")
 
 Address = tuple[str, int]
-Done = Callable[[bytes | None, str | None], None]
+
+
+class Lost(str):
+    """Why a request got no answer (a ``str``); ``sent``: whether it may have reached a
+    controller (False: it never left the queue, so sending it again cannot do it twice)."""
+
+    sent: bool
+
+    def __new__(cls, reason: str, sent: bool) -> Lost:
+        self = super().__new__(cls, reason)
+        self.sent = sent
+        return self
+
+
+Done = Callable[[bytes | None, Lost | None], None]
 FrameRequest = Callable[[int, int, int, str, bytes], bytes]
 """(api key, version, correlation id, client id, body) -> the whole request frame."""
 
@@ -163,7 +177,7 @@ class ControllerChannel:
                 self._queue.append(request)
         if full:
             self.stats.refused += 1
-            _call(done, None, "the controller channel is full or closed")
+            _call(done, None, Lost("the controller channel is full or closed", False))
             return False
         self._wake()
         return True
@@ -243,7 +257,7 @@ class ControllerChannel:
             for c in expired:
                 r = conn.in_flight.pop(c)
                 self.stats.timeouts += 1
-                _call(r.done, None, f"no answer from controller {conn.node_id} in time")
+                _call(r.done, None, Lost(f"no answer from controller {conn.node_id} in time", True))
             self._drop(conn, f"{len(expired)} requests unanswered in time")
             return
         self._write_requests(conn, now)
@@ -255,8 +269,9 @@ class ControllerChannel:
                 self._queue.remove(r)
         for r in expired:
             self.stats.lost += 1
-            _call(r.done, None, "no active controller reachable in time"
-                  if self._leader < 0 else f"controller {self._leader} not reachable in time")
+            _call(r.done, None, Lost("no active controller reachable in time"
+                                     if self._leader < 0 else
+                                     f"controller {self._leader} not reachable in time", False))
 
     def _write_requests(self, conn: _Conn, now: float) -> None:
         while len(conn.in_flight) < self.max_in_flight:
@@ -270,7 +285,7 @@ class ControllerChannel:
                 data = self.frame_request(r.api_key, r.version, r.correlation_id,
                                           self.client_id, r.body)
             except Exception as exc:  # noqa: BLE001 -- a bad request loses itself only
-                _call(r.done, None, f"request does not encode: {exc}")
+                _call(r.done, None, Lost(f"request does not encode: {exc}", False))
                 continue
             conn.in_flight[r.correlation_id] = r
             conn.out += data
@@ -379,7 +394,8 @@ class ControllerChannel:
         lost, conn.in_flight = conn.in_flight, {}
         for r in lost.values():
             self.stats.lost += 1
-            _call(r.done, None, f"connection to controller {conn.node_id} lost: {reason}")
+            _call(r.done, None, Lost(f"connection to controller {conn.node_id} lost: {reason}",
+                                     True))
 
     def _fail_all(self, reason: str) -> None:
         if self._conn is not None:
@@ -387,10 +403,10 @@ class ControllerChannel:
         with self._lock:
             queued, self._queue = list(self._queue), deque()
         for r in queued:
-            _call(r.done, None, reason)
+            _call(r.done, None, Lost(reason, False))
 
 
-def _call(done: Done, frame: bytes | None, error: str | None) -> None:
+def _call(done: Done, frame: bytes | None, error: Lost | None) -> None:
     try:
         done(frame, error)
     except Exception:  # noqa: BLE001 -- a caller's bug must not stop the channel

@@ -27,7 +27,7 @@ from fsm.kraft.broker.events import PartitionKey
 from fsm.kraft.records.uuid import Uuid, uuid_from_base64, uuid_to_base64
 
 log = logging.getLogger("kcontrol.kraft.broker")
-state_log = logging.getLogger("kcontrol.state.change")
+state_log = logging.getLogger("kcontrol.broker.state.change")
 
 PROPERTIES = "replica.properties"
 MAX_SCAN = 1_000_000

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from adapters.kraft_broker.controller_channel import ControllerChannel
+from adapters.kraft_broker.controller_channel import ControllerChannel, Lost
 from adapters.network.codec.framing import FrameReader, frame
 
 HEAD = struct.Struct(">hhi")
@@ -77,14 +77,14 @@ class FakeController:
 class Result:
     def __init__(self) -> None:
         self.event = threading.Event()
-        self.value: tuple[bytes | None, str | None] | None = None
+        self.value: tuple[bytes | None, Lost | None] | None = None
 
-    def __call__(self, frame_: bytes | None, error: str | None) -> None:
+    def __call__(self, frame_: bytes | None, error: Lost | None) -> None:
         assert self.value is None, "done called twice"
         self.value = (frame_, error)
         self.event.set()
 
-    def get(self) -> tuple[bytes | None, str | None]:
+    def get(self) -> tuple[bytes | None, Lost | None]:
         assert self.event.wait(WAIT_S)
         assert self.value is not None
         return self.value
@@ -148,7 +148,7 @@ def test_no_leader_loses_the_request_at_its_deadline_and_a_full_queue_refuses(
         refused = _send(ch, b"3")
         assert refused.get() == (None, "the controller channel is full or closed")
         assert first.get()[0] is None and "no active controller" in str(first.get()[1])
-        assert second.get()[0] is None
+        assert second.get()[0] is None and second.get()[1].sent is False  # type: ignore[union-attr]
         assert controllers[1].requests == []
     finally:
         ch.close()
@@ -161,7 +161,7 @@ def test_a_closed_connection_loses_what_was_in_flight(
         ch.leader_changed(1)
         controllers[1].mode = "close"
         frame_, error = _send(ch, b"a").get()
-        assert frame_ is None and "lost" in str(error)
+        assert frame_ is None and "lost" in str(error) and error.sent  # type: ignore[union-attr]
         controllers[1].mode = "answer"
         assert _send(ch, b"b").get()[0][4:] == b"one:b"  # type: ignore[index]
     finally:

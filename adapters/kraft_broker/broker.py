@@ -1,0 +1,228 @@
+"""``start_broker(settings, cluster_id, controller_node=None)``: one KRaft broker's parts,
+assembled and started; ``.stop()`` (the SIGTERM path) and ``.status()``.
+
+Start order: the client listeners are bound (a port 0 becomes the port the broker registers
+and advertises) -> the controller channel's thread -> the core's event thread (``Start``
+with a fresh incarnation id and the replica directories found under ``log.dirs``) -> the
+metadata observer (its committed records and the leader it follows flow into the core and
+the channel) -> the client listeners accept.
+
+``stop()``: SIGTERM to the core -- in RUNNING a controlled shutdown through heartbeats
+(``want_shut_down`` until the controller answers ``should_shut_down``), else straight to
+SHUTTING_DOWN -- waited for at most ``shutdown_wait_s``; then the listeners, the observer,
+the core's thread and the channel stop, in that order. An ``Exit`` the core decides by
+itself (the initial registration timed out) or a halt calls ``on_exit(reason)``; by default
+the process is sent SIGTERM, which ``run_node``'s loop turns into this same ``stop()``.
+
+Combined mode (``controller_node``: the ``QuorumNode`` of this process) is not served yet:
+the broker role then refuses to start, naming why.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from adapters.kraft_broker.broker_shell import BrokerShell
+from adapters.kraft_broker.client_apis import ClientApis
+from adapters.kraft_broker.client_listener import ClientListener
+from adapters.kraft_broker.controller_channel import ControllerChannel
+from adapters.kraft_broker.core_requests import CoreRequests, frame_request
+from adapters.kraft_broker.forwarding import Forwarder
+from adapters.kraft_broker.observer import MetadataObserver
+from adapters.kraft_broker.replica_dirs import ReplicaDirs
+from adapters.kraft_node.settings import NodeSettings
+from fsm.kraft.broker import KRaftBroker, KRaftBrokerConfig
+from fsm.kraft.records.values import BrokerEndpoint
+
+log = logging.getLogger("kcontrol.kraft.broker")
+
+SECURITY_PROTOCOL_IDS = {"PLAINTEXT": 0, "SSL": 1, "SASL_PLAINTEXT": 2, "SASL_SSL": 3}
+MIN_SHUTDOWN_WAIT_S = 10.0
+
+
+class BrokerConfigError(ValueError):
+    """The settings cannot run a broker; the message names the key."""
+
+
+def client_listener_names(settings: NodeSettings) -> list[str]:
+    """The broker's listeners for clients: ``listeners`` less the controller listeners."""
+    names = [n for n in settings.listeners if n not in settings.controller_listener_names]
+    if not names:
+        controllers = ", ".join(settings.controller_listener_names)
+        raise BrokerConfigError("listeners: a broker needs a listener that is not one of "
+                                f"controller.listener.names ({controllers})")
+    return names
+
+
+class KRaftBrokerNode:
+    def __init__(self, settings: NodeSettings, cluster_id: str, *,
+                 on_exit: Callable[[str], None] | None = None) -> None:
+        if not settings.is_broker:
+            raise BrokerConfigError("process.roles: this node has no broker role")
+        self.settings = settings
+        self.cluster_id = cluster_id
+        self.broker_id = settings.node_id
+        self.on_exit = on_exit
+        self.listeners: dict[str, ClientListener] = {}
+        self.channel: ControllerChannel | None = None
+        self.shell: BrokerShell | None = None
+        self.observer: MetadataObserver | None = None
+        self.replicas: ReplicaDirs | None = None
+        self.endpoints: tuple[BrokerEndpoint, ...] = ()
+        self._stopping = False
+        self._stopped = threading.Event()
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> KRaftBrokerNode:
+        s = self.settings
+        request_timeout_s = s.controller_quorum_request_timeout_ms / 1000
+        self.channel = ControllerChannel(
+            self.broker_id, s.quorum_voters, frame_request,
+            retry_backoff_ms=max(s.controller_quorum_retry_backoff_ms, 1),
+            max_backoff_ms=max(1000, s.controller_quorum_retry_backoff_ms))
+        forwarder = Forwarder(self.channel, request_timeout_s)
+        apis = ClientApis(self._metadata, self._describe, forwarder, self.cluster_id)
+        for name in client_listener_names(s):
+            listener = ClientListener(name, s.listeners[name], apis.handler(name),
+                                      self.broker_id)
+            listener.bind()
+            self.listeners[name] = listener
+        self.endpoints = self._advertised()
+        core = KRaftBroker(KRaftBrokerConfig(
+            self.broker_id, self.cluster_id, self.endpoints, rack=s.rack,
+            heartbeat_interval_ms=s.broker_heartbeat_interval_ms,
+            initial_registration_timeout_ms=s.initial_broker_registration_timeout_ms,
+            controlled_shutdown_enable=s.controlled_shutdown_enable))
+        self.replicas = ReplicaDirs(s.log_dirs[0] if s.log_dirs else s.metadata_log_dir,
+                                    self.broker_id, lambda tid: _topic_name(core, tid))
+        local = self.replicas.scan()
+        self.shell = BrokerShell(core, CoreRequests(self.channel, self._submit,
+                                                    request_timeout_s, self.broker_id),
+                                 self.replicas, on_exit=self._exited)
+        self.channel.start()
+        self.shell.start(local)
+        self.observer = MetadataObserver(s, self.cluster_id, self._submit,
+                                         lambda leader, _epoch: self.channel.leader_changed(
+                                             leader) if self.channel else None,
+                                         on_halt=self._halted)
+        self.observer.start()
+        for listener in self.listeners.values():
+            listener.start()
+        log.info("[broker %d] started: clients on %s; controllers %s; %d local replicas",
+                 self.broker_id, ", ".join(f"{e.name} {e.host}:{e.port}"
+                                           for e in self.endpoints),
+                 sorted(s.quorum_voters), len(local))
+        return self
+
+    def stop(self, timeout: float | None = None) -> None:
+        """The SIGTERM path (see the module docstring); idempotent."""
+        with self._lock:
+            if self._stopping:
+                self._stopped.wait(30)
+                return
+            self._stopping = True
+        wait_s = timeout if timeout is not None else self.shutdown_wait_s
+        shell = self.shell
+        if shell is not None and shell.alive:
+            shell.sig_term()
+            try:
+                shell.wait_for(lambda st: st.state in ("SHUTTING_DOWN", "NOT_RUNNING")
+                               or st.failure is not None or not shell.alive, wait_s)
+            except TimeoutError:
+                log.warning("[broker %d] controlled shutdown not over within %g s: stopping "
+                            "anyway (%s)", self.broker_id, wait_s, shell.status.state)
+        for listener in self.listeners.values():
+            listener.stop()
+        if self.observer is not None:
+            self.observer.stop()
+        if shell is not None:
+            shell.stop()
+        if self.channel is not None:
+            self.channel.close()
+        log.info("[broker %d] stopped (%s)", self.broker_id,
+                 shell.status.state if shell is not None else "never started")
+        self._stopped.set()
+
+    @property
+    def shutdown_wait_s(self) -> float:
+        s = self.settings
+        return max(MIN_SHUTDOWN_WAIT_S, 2 * s.broker_session_timeout_ms / 1000)
+
+    def status(self) -> dict[str, Any]:
+        """Lifecycle state, broker epoch, metadata offset, fenced? (and a little more)."""
+        out: dict[str, Any] = {"broker_id": self.broker_id}
+        if self.shell is not None:
+            out |= self.shell.status.as_dict()
+        out["active_controller"] = self.channel.leader if self.channel is not None else -1
+        obs = self.observer.status if self.observer is not None else None
+        if obs is not None:
+            out |= {"metadata_high_watermark": obs.high_watermark,
+                    "metadata_log_end": obs.log_end_offset}
+        out["listeners"] = {e.name: f"{e.host}:{e.port}" for e in self.endpoints}
+        return out
+
+    # ------------------------------------------------------------------ parts' callbacks
+
+    def _submit(self, event: object) -> bool:
+        return self.shell.submit(event) if self.shell is not None else False
+
+    def _metadata(self, topics: tuple[str, ...] | None) -> Any:
+        assert self.shell is not None
+        return self.shell.metadata(topics)
+
+    def _describe(self, fn: Callable[[Any], Any]) -> Any:
+        assert self.shell is not None
+        return self.shell.call(fn)
+
+    def _halted(self, reason: str) -> None:
+        log.critical("[broker %d] the metadata observer halted: %s", self.broker_id, reason)
+        self._exited(f"metadata observer halted: {reason}")
+
+    def _exited(self, reason: str) -> None:
+        if self._stopping:
+            return
+        log.warning("[broker %d] exits: %s", self.broker_id, reason)
+        if self.on_exit is not None:
+            self.on_exit(reason)
+        else:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    def _advertised(self) -> tuple[BrokerEndpoint, ...]:
+        s = self.settings
+        out = []
+        for name, listener in self.listeners.items():
+            host, port = s.advertised_listeners.get(name, s.listeners[name])
+            if port == 0:
+                port = listener.port
+            if host in ("", "0.0.0.0", "::"):
+                host = "127.0.0.1"
+            out.append(BrokerEndpoint(name, host, port, SECURITY_PROTOCOL_IDS.get(name, 0)))
+        return tuple(out)
+
+
+def _topic_name(core: KRaftBroker, topic_id: bytes) -> str | None:
+    topic = core.image.topics.get(topic_id)
+    return None if topic is None else topic.name
+
+
+def start_broker(settings: NodeSettings, cluster_id: str, controller_node: Any = None, *,
+                 on_exit: Callable[[str], None] | None = None) -> KRaftBrokerNode:
+    """The broker role of a node, started (see the module docstring)."""
+    if controller_node is not None:
+        raise BrokerConfigError("process.roles: broker and controller in one process "
+                                "(combined mode) is not supported by the broker role yet; "
+                                "run the broker as its own node")
+    node = KRaftBrokerNode(settings, cluster_id, on_exit=on_exit)
+    try:
+        return node.start()
+    except Exception:
+        node.stop(timeout=1.0)
+        raise
+
