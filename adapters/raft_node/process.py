@@ -15,6 +15,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
+from typing import Any
 
 from adapters.raft_node.args import ArgumentError, parse_args
 from adapters.raft_node.node import QuorumNode
@@ -38,12 +39,20 @@ class Lifetime:
         self.halted.append(reason)
         self.done.set()
 
-    def install_signals(self) -> None:
+    def install_signals(self) -> dict[int, Any]:
         """SIGTERM and SIGINT end the wait (only the main thread may install handlers: an
-        embedded caller on another thread sets ``done`` itself)."""
+        embedded caller on another thread sets ``done`` itself). Returns the handlers they
+        replace (``restore_signals``)."""
+        before: dict[int, Any] = {}
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGTERM, signal.SIGINT):
-                signal.signal(sig, lambda *_: self.done.set())
+                before[sig] = signal.signal(sig, lambda *_: self.done.set())
+        return before
+
+    @staticmethod
+    def restore_signals(before: dict[int, Any]) -> None:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
 
 
 def configure_logging(level: str = "INFO") -> None:
@@ -58,19 +67,22 @@ def run_until_stopped(start: Callable[[], None], stop: Callable[[bool], None],
     a signal, ``EXIT_HALTED`` after a halt, ``EXIT_START_FAILED`` if ``start`` raised (said in
     one line, whatever had started stopped)."""
     logger = logger or logging.getLogger("kcontrol.raft")
-    lifetime.install_signals()
+    before = lifetime.install_signals()
     try:
-        start()
-    except Exception as exc:  # noqa: BLE001 -- said in one line, then the exit status
-        logger.error("%s did not start: %s: %s", what, type(exc).__name__, exc)
-        stop(False)
-        return EXIT_START_FAILED
-    while not lifetime.done.wait(WAKE_S):
-        pass
-    if lifetime.halted:
-        logger.error("%s halted: %s", what, "; ".join(lifetime.halted))
-    stop(not lifetime.halted)
-    return EXIT_HALTED if lifetime.halted else 0
+        try:
+            start()
+        except Exception as exc:  # noqa: BLE001 -- said in one line, then the exit status
+            logger.error("%s did not start: %s: %s", what, type(exc).__name__, exc)
+            stop(False)
+            return EXIT_START_FAILED
+        while not lifetime.done.wait(WAKE_S):
+            pass
+        if lifetime.halted:
+            logger.error("%s halted: %s", what, "; ".join(lifetime.halted))
+        stop(not lifetime.halted)
+        return EXIT_HALTED if lifetime.halted else 0
+    finally:
+        lifetime.restore_signals(before)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -181,3 +181,19 @@ def test_unregister_through_a_standby(quorum: Any) -> None:
     q.wait_for("broker 7 gone from every controller", lambda _: all(
         "7" not in _admin(v, "brokers").get("brokers", {"7": 1}) for v in q.voters.values()),
         WAIT_S)
+
+
+def test_describe_cluster_lists_the_unfenced_brokers_and_the_leader(quorum: Any) -> None:
+    q, leader = quorum
+    with client(leader) as c:
+        unfence(c, 5, register(c, 5))
+        register(c, 8)  # never heartbeats: stays fenced
+    other = standby(q, leader)
+    q.wait_for("the standby holds broker 8", lambda _: "8" in _admin(other, "brokers").get(
+        "brokers", {}), WAIT_S)
+    with client(other) as c:
+        answer = c.call_value(rq.DescribeClusterRequest())
+    assert answer.error is ErrorCode.NONE and answer.cluster_id == DEFAULT_CLUSTER_ID
+    assert answer.controller_id == leader.node_id
+    listed = {b.broker_id: (b.host, b.port) for b in answer.brokers}
+    assert listed[5] == ("127.0.0.1", 9005) and 8 not in listed
