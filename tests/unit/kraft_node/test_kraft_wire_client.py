@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from adapters.kraft_node.wire_client import WireClient, WireError, parse_address
 from adapters.network.codec.raft_convert import RaftConverter, RecordsCodec
@@ -119,3 +121,23 @@ def test_parse_address(text: str, want: tuple[str, int]) -> None:
 def test_parse_address_names_the_option(text: str) -> None:
     with pytest.raises(ValueError, match="--bootstrap-controller"):
         parse_address(text, "--bootstrap-controller")
+
+
+@given(st.from_regex(r"[a-z0-9][a-z0-9.-]{0,30}", fullmatch=True),
+       st.integers(min_value=1, max_value=65535), st.booleans())
+def test_parse_address_round_trips(host: str, port: int, ipv6: bool) -> None:
+    if ipv6:
+        host = "::" + host.replace(".", "").replace("-", "")[:4]
+        assert parse_address(f"[{host}]:{port}") == (host, port)
+    else:
+        assert parse_address(f"{host}:{port},other:1") == (host, port)
+
+
+@given(st.text(max_size=30))
+def test_parse_address_never_raises_anything_but_value_error(text: str) -> None:
+    try:
+        host, port = parse_address(text)
+    except ValueError as e:
+        assert "--bootstrap-server" in str(e)
+    else:
+        assert host and 0 < port < 65536
