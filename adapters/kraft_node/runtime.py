@@ -11,12 +11,14 @@
   broker's controlled shutdown needs the controller).
 
 Exit status as ``python -m adapters.raft_node``'s (``process``): 0 after a signal (a leader
-resigns first), 3 after a halt (an fsync that failed, a bug in a core), 1 when a part did
-not start (the port taken, the log directory unusable, the broker role not built).
+resigns first), 3 after a halt (an fsync that failed, a bug in a core, a broker that exited
+by itself: its ``on_exit``), 1 when a part did not start (the port taken, the log directory
+unusable, the broker role not built).
 """
 
 from __future__ import annotations
 
+import inspect
 import logging
 from typing import Any
 
@@ -72,7 +74,11 @@ class _Parts:
         if s.is_broker:
             from adapters.kraft_broker import start_broker
 
-            self.broker = start_broker(s, self.cluster_id, controller_node=self.controller)
+            extra = {}
+            if "on_exit" in inspect.signature(start_broker).parameters:
+                extra["on_exit"] = self.lifetime.on_halt  # a broker that exits by itself: 3
+            self.broker = start_broker(s, self.cluster_id, controller_node=self.controller,
+                                       **extra)
 
     def stop(self, graceful: bool) -> None:
         if self.broker is not None:

@@ -112,3 +112,20 @@ def test_run_node_gives_the_signal_handlers_back(calls: list[str]) -> None:
         f"stop graceful={graceful}"), lifetime, "node 1")
     assert status == 0 and calls == ["stop graceful=True"]
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_a_broker_that_exits_by_itself_ends_the_process_as_halted(
+        calls: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: dict[str, Any] = {}
+
+    def start_broker(s: NodeSettings, cluster_id: str, controller_node: Any = None, *,
+                     on_exit: Any = None) -> Any:
+        seen["on_exit"] = on_exit
+        return types.SimpleNamespace(stop=lambda: calls.append("broker stop"))
+
+    monkeypatch.setattr(sys.modules["adapters.kraft_broker"], "start_broker", start_broker)
+    lifetime = Lifetime()
+    parts = runtime._Parts(settings({"broker"}), "cid", lifetime)
+    parts.start()
+    seen["on_exit"]("initial registration timed out")
+    assert lifetime.done.is_set() and lifetime.halted == ["initial registration timed out"]
