@@ -109,6 +109,8 @@ def _need(data: bytes, pos: int, n: int) -> None:
 
 
 def _uvarint(data: bytes, pos: int) -> tuple[int, int]:
+    if pos < len(data) and data[pos] < 0x80:  # one byte: every compact length under 127
+        return data[pos], pos + 1
     r = Reader(data, pos)
     value = r.read_uvarint()
     return value, r.pos
