@@ -8,9 +8,9 @@ AlterPartition, and the admin APIs a broker forwards. A KRaft broker's client li
 itself -- besides ApiVersions 18 and Metadata 3 from ``registry.SUPPORTED``. The ranges include
 what stock clients send: kafka-python 3 (CreateTopics v2-v7, DeleteTopics v1-v6,
 CreatePartitions v0-v3, ElectLeaders v0-v2, DescribeCluster v0-v2,
-AlterPartitionReassignments v0-v1, ListPartitionReassignments v0) and librdkafka 2
-(CreateTopics up to v4, DeleteTopics up to v1, CreatePartitions v0, ElectLeaders up to v2,
-DescribeCluster v0); a client uses the lower of the two maxima. :data:`SEND_VERSIONS` is the
+AlterPartitionReassignments v0-v1, ListPartitionReassignments v0) and librdkafka 2's request
+builders (CreateTopics v0-v4, DeleteTopics v0-v4, CreatePartitions v0-v2); a client uses the
+lower of the two maxima. :data:`SEND_VERSIONS` is the
 version our own brokers and tools write of each request.
 """
 
