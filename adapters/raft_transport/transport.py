@@ -594,7 +594,13 @@ class RaftTransport:
                         "unanswered in %.1f s: answered as timed out", self.node_id,
                         request.api_key, request.conn.label, request.correlation_id,
                         self.served_timeout_s)
-            request.answer = self.served.expired(request)
+            try:
+                request.answer = self.served.expired(request)
+            except Exception:  # noqa: BLE001 -- a bug: that connection only
+                log.exception("raft transport %d: no timed-out answer for api key %d",
+                              self.node_id, request.api_key)
+                self._drop(request.conn, "no answer could be written")
+                continue
             touched.add(request.conn)
         for conn in touched:
             self._release(conn)
