@@ -14,8 +14,9 @@ the core's thread and the channel stop, in that order. An ``Exit`` the core deci
 itself (the initial registration timed out) or a halt calls ``on_exit(reason)``; by default
 the process is sent SIGTERM, which ``run_node``'s loop turns into this same ``stop()``.
 
-Combined mode (``controller_node``: the ``QuorumNode`` of this process) is not served yet:
-the broker role then refuses to start, naming why.
+Combined mode (``controller_node``: the ``QuorumNode`` of this process, a voter): the broker
+reads the node's own metadata log (``local_feed``) instead of observing the quorum; the rest
+is the same (the controller channel connects to whichever voter leads, this one included).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from adapters.kraft_broker.client_listener import ClientListener
 from adapters.kraft_broker.controller_channel import ControllerChannel
 from adapters.kraft_broker.core_requests import CoreRequests, frame_request
 from adapters.kraft_broker.forwarding import Forwarder
+from adapters.kraft_broker.local_feed import LocalMetadataFeed
 from adapters.kraft_broker.observer import MetadataObserver
 from adapters.kraft_broker.replica_dirs import ReplicaDirs
 from adapters.kraft_node.settings import NodeSettings
@@ -60,7 +62,7 @@ def client_listener_names(settings: NodeSettings) -> list[str]:
 
 
 class KRaftBrokerNode:
-    def __init__(self, settings: NodeSettings, cluster_id: str, *,
+    def __init__(self, settings: NodeSettings, cluster_id: str, controller_node: Any = None, *,
                  on_exit: Callable[[str], None] | None = None) -> None:
         if not settings.is_broker:
             raise BrokerConfigError("process.roles: this node has no broker role")
@@ -68,10 +70,11 @@ class KRaftBrokerNode:
         self.cluster_id = cluster_id
         self.broker_id = settings.node_id
         self.on_exit = on_exit
+        self.controller_node = controller_node
         self.listeners: dict[str, ClientListener] = {}
         self.channel: ControllerChannel | None = None
         self.shell: BrokerShell | None = None
-        self.observer: MetadataObserver | None = None
+        self.observer: MetadataObserver | LocalMetadataFeed | None = None
         self.replicas: ReplicaDirs | None = None
         self.endpoints: tuple[BrokerEndpoint, ...] = ()
         self._stopping = False
@@ -108,10 +111,16 @@ class KRaftBrokerNode:
                                  self.replicas, on_exit=self._exited)
         self.channel.start()
         self.shell.start(local)
-        self.observer = MetadataObserver(s, self.cluster_id, self._submit,
-                                         lambda leader, _epoch: self.channel.leader_changed(
-                                             leader) if self.channel else None,
-                                         on_halt=self._halted)
+        channel = self.channel
+
+        def on_leader(leader: int, _epoch: int) -> None:
+            channel.leader_changed(leader)
+
+        if self.controller_node is not None:
+            self.observer = LocalMetadataFeed(self.controller_node, self._submit, on_leader)
+        else:
+            self.observer = MetadataObserver(s, self.cluster_id, self._submit, on_leader,
+                                             on_halt=self._halted)
         self.observer.start()
         for listener in self.listeners.values():
             listener.start()
@@ -215,11 +224,7 @@ def _topic_name(core: KRaftBroker, topic_id: bytes) -> str | None:
 def start_broker(settings: NodeSettings, cluster_id: str, controller_node: Any = None, *,
                  on_exit: Callable[[str], None] | None = None) -> KRaftBrokerNode:
     """The broker role of a node, started (see the module docstring)."""
-    if controller_node is not None:
-        raise BrokerConfigError("process.roles: broker and controller in one process "
-                                "(combined mode) is not supported by the broker role yet; "
-                                "run the broker as its own node")
-    node = KRaftBrokerNode(settings, cluster_id, on_exit=on_exit)
+    node = KRaftBrokerNode(settings, cluster_id, controller_node, on_exit=on_exit)
     try:
         return node.start()
     except Exception:
