@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from kio.schema.errors import ErrorCode as KioErrorCode  # generated from Kafka's Errors
 
 from adapters.network.codec import kraft_convert, kraft_frames
 from adapters.network.codec.errors import DecodeError, EncodeError
@@ -280,3 +281,12 @@ def test_error_response_answers_every_item(api_key: int, version: int,
                  K.ELECT_LEADERS: lambda r: len(r.partitions or ()),
                  K.ALTER_PARTITION_REASSIGNMENTS: lambda r: len(r.partitions)}[api_key]
         assert len(getattr(value, items[api_key])) == asked(request_value) > 0
+
+
+def test_every_error_code_has_kafkas_number() -> None:
+    kio = {name.upper(): int(code) for name, code in KioErrorCode.__members__.items()}
+    assert {e.name: int(e) for e in ErrorCode} == {e.name: kio[e.name] for e in ErrorCode}
+    for name, number in (("NOT_CONTROLLER", 41), ("STALE_BROKER_EPOCH", 77),
+                         ("DUPLICATE_BROKER_REGISTRATION", 101),
+                         ("BROKER_ID_NOT_REGISTERED", 102), ("INCONSISTENT_CLUSTER_ID", 104)):
+        assert ErrorCode[name] == number

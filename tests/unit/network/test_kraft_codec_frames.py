@@ -126,3 +126,19 @@ def test_served_ranges() -> None:
     for key, version in SEND_VERSIONS.items():
         assert version in range(KRAFT_SUPPORTED[key][0], KRAFT_SUPPORTED[key][1] + 1)
     assert SEND_VERSIONS[KRaftApiKey.ALTER_PARTITION] == 2
+
+
+def test_an_oversized_frame_or_a_huge_count_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    body = {"broker_id": 1, "cluster_id": "c", "incarnation_id": b"\1" * 16, "listeners": [],
+            "features": [], "rack": None}
+    frame = kraft_frames.encode_request(62, 0, 1, "b", body)[4:]
+    # listeners' compact count (after the header, broker id, cluster id and uuid) made huge
+    at = frame.index(b"\1" * 16) + 16
+    huge = frame[:at] + b"\xff\xff\xff\xff\x0f" + frame[at + 1:]
+    with pytest.raises(DecodeError, match="BrokerRegistrationRequest v0: listeners"):
+        kraft_frames.parse_request(huge)
+    monkeypatch.setattr(kraft_frames, "DEFAULT_MAX_FRAME_SIZE", len(frame) - 1)
+    with pytest.raises(DecodeError, match="over the maximum frame size"):
+        kraft_frames.parse_request(frame)
+    with pytest.raises(DecodeError, match="over the maximum frame size"):
+        kraft_frames.decode_response(62, 0, frame)
