@@ -15,6 +15,7 @@ from adapters.kraft_broker.args import broker_settings
 from adapters.kraft_broker.observer import MetadataObserver
 from adapters.raft_node.args import DEFAULT_CLUSTER_ID
 from adapters.raft_node.launcher import LocalQuorum
+from fsm.kraft.broker import KRaftBroker, KRaftBrokerConfig
 from fsm.kraft.broker.events import MetadataFetched
 from fsm.kraft.records.values import RegisterBrokerRecord
 
@@ -71,4 +72,58 @@ def test_the_observer_follows_the_leader_and_hands_over_committed_records(
         assert st is not None and st.leader_id == leader.node_id and st.role.value == "follower"
     finally:
         observer.stop()
+        q.stop()
+
+
+def test_an_observer_behind_the_log_start_installs_the_snapshot_and_restarts_from_it(
+        tmp_path: Path) -> None:
+    q = LocalQuorum(tmp_path / "quorum", controller=True, election_timeout_ms=ELECTION_MS,
+                    fetch_timeout_ms=4 * ELECTION_MS, election_backoff_max_ms=ELECTION_MS,
+                    extra_args=("--snapshot-every", "10"))
+    voters = {n: ("127.0.0.1", v.port) for n, v in q.voters.items()}
+    settings = broker_settings(100, voters, ("127.0.0.1", 0), tmp_path / "b100",
+                               controller_quorum_fetch_timeout_ms=4 * ELECTION_MS)
+    q.start()
+    observer = None
+    try:
+        leader = q.wait_leader(WAIT_S)
+        q.wait_for("the controller active", lambda _: leader.request("brokers")["active"],
+                   WAIT_S)
+        for b in range(30):
+            assert leader.request("register_broker", broker_id=10 + b)["error"] == "NONE"
+        q.wait_for("the leader's log start past 0", lambda s: s.get(
+            leader.node_id, {}).get("log_start_offset", 0) > 0, WAIT_S)
+        want = {int(b): r["epoch"] for b, r in leader.request("brokers")["brokers"].items()}
+        hw = leader.request("status")["high_watermark"]
+
+        for run in (1, 2):  # the first fetches the snapshot; the second starts from its log
+            core = KRaftBroker(KRaftBrokerConfig(100, DEFAULT_CLUSTER_ID))
+            events: list[object] = []
+            kinds: list[str] = []
+            lock = threading.Lock()
+
+            def publish(e: object, events: list[object] = events) -> None:
+                with lock:
+                    events.append(e)
+
+            observer = MetadataObserver(settings, DEFAULT_CLUSTER_ID, publish,
+                                        lambda leader, epoch: None).start()
+            deadline = time.monotonic() + WAIT_S
+            while core.metadata_offset < hw - 1:
+                with lock:
+                    todo, events[:] = list(events), []
+                for e in todo:
+                    kinds.append(type(e).__name__)
+                    core.handle(e)
+                assert time.monotonic() < deadline, (core.metadata_offset, hw)
+                time.sleep(0.02)
+            installed = observer.status.snapshots_installed  # type: ignore[union-attr]
+            observer.stop()
+            observer = None
+            assert {b: r.epoch for b, r in core.image.brokers.items()} == want
+            assert kinds[0] == "MetadataSnapshotLoaded", kinds
+            assert installed == (1 if run == 1 else 0)  # the second run read it from disk
+    finally:
+        if observer is not None:
+            observer.stop()
         q.stop()
