@@ -102,7 +102,8 @@ def test_an_observer_behind_the_log_start_installs_the_snapshot_and_restarts_fro
             kinds: list[str] = []
             lock = threading.Lock()
 
-            def publish(e: object, events: list[object] = events) -> None:
+            def publish(e: object, events: list[object] = events,
+                        lock: threading.Lock = lock) -> None:
                 with lock:
                     events.append(e)
 
