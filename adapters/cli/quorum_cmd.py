@@ -46,7 +46,9 @@ def describe(bootstrap_server: str | None, bootstrap_controller: str | None, tim
     try:
         answer = qd.ask_leader(addresses, timeout, voters=lambda a: learn(a, timeout, controllers=True).voters)
     except qd.QuorumToolError as e:
-        fail(e)
+        hint = ("; a broker answers DescribeQuorum only if it forwards it to the controllers: "
+                "try --bootstrap-controller" if bootstrap_server is not None else "")
+        fail(f"{e}{hint}")
     if show_status:
         cluster_id = learn(addresses[0], timeout).cluster_id
         figures = qd.status(answer, cluster_id)
