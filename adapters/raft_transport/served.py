@@ -12,6 +12,10 @@ it waits for them. At most ``max_in_flight`` such requests wait per connection; 
 the transport stops reading from it until answers go out (TCP pushes back on the client, as
 Kafka's muted channels do). A request unanswered by its deadline is answered with
 :meth:`ServedApis.expired` (REQUEST_TIMED_OUT); its late answer is dropped.
+
+The order holds among these requests; the quorum's own answers (Fetch, Vote, ...) are written
+as they come, so a client that mixes both kinds on one connection may see a quorum answer
+overtake a controller answer (our brokers and Kafka's keep the two on separate connections).
 """
 
 from __future__ import annotations
