@@ -2,7 +2,8 @@
 assembled and started; ``.stop()`` (the SIGTERM path) and ``.status()``.
 
 Start order: the client listeners are bound (a port 0 becomes the port the broker registers
-and advertises) -> the controller channel's thread -> the core's event thread (``Start``
+and advertises) -> the two controller channels' threads (the core's requests; the forwarded
+admin requests) -> the core's event thread (``Start``
 with a fresh incarnation id and the replica directories found under ``log.dirs``) -> the
 metadata observer (its committed records and the leader it follows flow into the core and
 the channel) -> the client listeners accept.
@@ -73,6 +74,11 @@ class KRaftBrokerNode:
         self.controller_node = controller_node
         self.listeners: dict[str, ClientListener] = {}
         self.channel: ControllerChannel | None = None
+        """The core's requests (registration, heartbeats, AlterPartition)."""
+        self.forwarding: ControllerChannel | None = None
+        """The clients' admin requests, on a connection of their own (a heartbeat never
+        waits behind a CreateTopics waiting for its commit), as Kafka's broker keeps one
+        channel per purpose."""
         self.shell: BrokerShell | None = None
         self.observer: MetadataObserver | LocalMetadataFeed | None = None
         self.replicas: ReplicaDirs | None = None
@@ -86,11 +92,15 @@ class KRaftBrokerNode:
     def start(self) -> KRaftBrokerNode:
         s = self.settings
         request_timeout_s = s.controller_quorum_request_timeout_ms / 1000
-        self.channel = ControllerChannel(
-            self.broker_id, s.quorum_voters, frame_request,
-            retry_backoff_ms=max(s.controller_quorum_retry_backoff_ms, 1),
-            max_backoff_ms=max(1000, s.controller_quorum_retry_backoff_ms))
-        forwarder = Forwarder(self.channel, request_timeout_s)
+        channels: dict[str, ControllerChannel] = {}
+        for purpose in ("lifecycle", "forwarding"):
+            channels[purpose] = ControllerChannel(
+                self.broker_id, s.quorum_voters, frame_request,
+                retry_backoff_ms=max(s.controller_quorum_retry_backoff_ms, 1),
+                max_backoff_ms=max(1000, s.controller_quorum_retry_backoff_ms),
+                purpose=purpose)
+        self.channel, self.forwarding = channels["lifecycle"], channels["forwarding"]
+        forwarder = Forwarder(self.forwarding, request_timeout_s)
         apis = ClientApis(self._metadata, self._describe, forwarder, self.cluster_id)
         for name in client_listener_names(s):
             listener = ClientListener(name, s.listeners[name], apis.handler(name),
@@ -109,12 +119,13 @@ class KRaftBrokerNode:
         self.shell = BrokerShell(core, CoreRequests(self.channel, self._submit,
                                                     request_timeout_s, self.broker_id),
                                  self.replicas, on_exit=self._exited)
-        self.channel.start()
+        for channel in channels.values():
+            channel.start()
         self.shell.start(local)
-        channel = self.channel
 
         def on_leader(leader: int, _epoch: int) -> None:
-            channel.leader_changed(leader)
+            for channel in channels.values():
+                channel.leader_changed(leader)
 
         if self.controller_node is not None:
             self.observer = LocalMetadataFeed(self.controller_node, self._submit, on_leader)
@@ -153,8 +164,9 @@ class KRaftBrokerNode:
             self.observer.stop()
         if shell is not None:
             shell.stop()
-        if self.channel is not None:
-            self.channel.close()
+        for channel in (self.channel, self.forwarding):
+            if channel is not None:
+                channel.close()
         log.info("[broker %d] stopped (%s)", self.broker_id,
                  shell.status.state if shell is not None else "never started")
         self._stopped.set()

@@ -1,6 +1,9 @@
-"""``ControllerChannel``: the broker's one connection to the active controller's controller
-listener, at the byte level -- its own requests (registration, heartbeats, AlterPartition:
-``core_requests``) and the clients' admin requests it forwards (``forwarding``) share it.
+"""``ControllerChannel``: one connection of the broker to the active controller's controller
+listener, at the byte level. The broker keeps two, as Kafka keeps one channel per purpose:
+one for its own requests (registration, heartbeats, AlterPartition: ``core_requests``), one
+for the clients' admin requests it forwards (``forwarding``) -- the controller answers each
+connection in request order, and a heartbeat must not wait behind a CreateTopics that waits
+for its commit.
 
 The active controller is the Raft leader the broker's observer follows (``leader_changed``);
 its address is that voter's entry of ``controller.quorum.voters``. One I/O thread, one
@@ -103,7 +106,8 @@ class ChannelStats:
 class ControllerChannel:
     def __init__(self, broker_id: int, voters: Mapping[int, Address], frame_request: FrameRequest,
                  *, retry_backoff_ms: int = 20, max_backoff_ms: int = 1000,
-                 queue_limit: int = 1024, max_in_flight: int = 64) -> None:
+                 queue_limit: int = 1024, max_in_flight: int = 16,
+                 purpose: str = "controller") -> None:
         if queue_limit < 1 or max_in_flight < 1 or retry_backoff_ms < 0 \
                 or max_backoff_ms < retry_backoff_ms:
             raise ValueError("need queue_limit, max_in_flight >= 1 and "
@@ -111,7 +115,8 @@ class ControllerChannel:
         self.broker_id = broker_id
         self.voters = dict(voters)
         self.frame_request = frame_request
-        self.client_id = f"broker-{broker_id}-to-controller"
+        self.purpose = purpose
+        self.client_id = f"broker-{broker_id}-{purpose}-to-controller"
         self.retry_backoff_s = retry_backoff_ms / 1000
         self.max_backoff_s = max_backoff_ms / 1000
         self.queue_limit = queue_limit
@@ -132,7 +137,7 @@ class ControllerChannel:
         self._wake_w.setblocking(False)
         self._selector.register(self._wake_r, selectors.EVENT_READ, None)
         self._thread = threading.Thread(target=self._run, daemon=True,
-                                        name=f"kcontrol-broker-{broker_id}-controller-channel")
+                                        name=f"kcontrol-broker-{broker_id}-{purpose}-channel")
 
     # ------------------------------------------------------------------ other threads
     def start(self) -> ControllerChannel:
@@ -148,8 +153,8 @@ class ControllerChannel:
         with self._lock:
             if leader_id == self._leader:
                 return
-            log.info("[broker %d] active controller: %s (was %s)", self.broker_id,
-                     leader_id if leader_id >= 0 else "unknown",
+            log.info("[broker %d] %s channel: active controller %s (was %s)", self.broker_id,
+                     self.purpose, leader_id if leader_id >= 0 else "unknown",
                      self._leader if self._leader >= 0 else "unknown")
             self._leader = leader_id
             self._backoff_s, self._next_attempt = 0.0, 0.0
@@ -325,8 +330,8 @@ class ControllerChannel:
             conn.connected = True
             self.stats.connects += 1
             self._backoff_s = 0.0
-            log.info("[broker %d] connected to controller %d at %s:%d", self.broker_id,
-                     conn.node_id, *conn.address)
+            log.info("[broker %d] %s channel: connected to controller %d at %s:%d",
+                     self.broker_id, self.purpose, conn.node_id, *conn.address)
             self._write_requests(conn, time.monotonic())
             return
         self._flush(conn)
@@ -381,8 +386,8 @@ class ControllerChannel:
         if conn.closed:
             return
         conn.closed = True
-        log.log(level, "[broker %d] connection to controller %d closed: %s", self.broker_id,
-                conn.node_id, reason)
+        log.log(level, "[broker %d] %s channel: connection to controller %d closed: %s",
+                self.broker_id, self.purpose, conn.node_id, reason)
         with contextlib.suppress(KeyError, ValueError):
             self._selector.unregister(conn.sock)
         conn.sock.close()
