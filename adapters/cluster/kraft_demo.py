@@ -389,23 +389,31 @@ class KRaftDemo:
             raise DemoError(f"broker {victim} did not exit on SIGTERM within "
                             f"{STEP_TIMEOUT_S:g} s ({outcome}); its log:\n"
                             f"{c.brokers[victim].log_tail()}")
-        self.say(f"broker {victim} exited {stopped_in:.1f} s after SIGTERM")
-
-        def moved() -> dict[int, dict[str, Any]] | None:
-            now = self.partitions()
-            if now is None or any(p["leader"] in (victim, -1) or victim in p["isr"]
-                                  for p in now.values()):
-                return None
-            reg = c.registered_brokers()
-            if reg is None or (victim in reg and not reg[victim]["fenced"]):
-                return None
-            return now
-
-        after, _ = self.wait(f"no leadership or ISR on broker {victim}, broker {victim} "
-                             "fenced", moved)
+        after = self.partitions()
+        if after is None or any(p["leader"] in (victim, -1) for p in after.values()):
+            raise DemoError(f"broker {victim} exited {stopped_in:.1f} s after SIGTERM while "
+                            f"the committed image still had it lead (or left leaderless) a "
+                            f"partition: {after} -- not a controlled shutdown")
+        self.say(f"broker {victim} exited {stopped_in:.1f} s after SIGTERM, once the "
+                 f"controller had moved its leaderships (committed before it was told to stop)")
         for i in led:
             self.say(f"leader of {TOPIC}-{i}: broker {victim} -> broker {after[i]['leader']} "
                      f"(leader epoch {parts[i]['leader_epoch']} -> {after[i]['leader_epoch']})")
+        shrunk = sorted(i for i, p in after.items() if victim in parts[i]["isr"]
+                        and victim not in p["isr"])
+        if shrunk:
+            self.say(f"broker {victim} left the ISR of "
+                     f"{', '.join(f'{TOPIC}-{i}' for i in shrunk)}")
+
+        def fenced() -> bool:
+            reg = c.registered_brokers()
+            return reg is not None and (victim not in reg or bool(reg[victim]["fenced"]))
+
+        self.wait(f"broker {victim} fenced in the committed image", fenced)
+        self.say(f"broker {victim} fenced {time.monotonic() - t:.1f} s after SIGTERM "
+                 f"(broker.session.timeout.ms "
+                 f"{c.brokers[victim].props['broker.session.timeout.ms']})")
+        after = self.partitions() or after
         self.console.print(self.partition_table(after, f"after broker {victim}'s shutdown"))
 
     def read_snapshot(self) -> None:
