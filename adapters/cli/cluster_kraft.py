@@ -10,6 +10,7 @@ the cluster with exit status 1 and the end of that node's log.
 
 from __future__ import annotations
 
+import importlib.util
 import signal
 import time
 from pathlib import Path
@@ -59,8 +60,12 @@ def describe(c: KRaftCluster, leader: int, epoch: int) -> list[str]:
         tries.append(f"  kcontrol quorum describe --bootstrap-controller "
                      f"{c.bootstrap_controllers} --status")
     if "metadata-shell" in commands:
-        tries.append(f"  kcontrol metadata-shell --bootstrap-controller "
-                     f"{c.quorum_voters} ls /image/topics/byName")
+        first = next(iter(c.controllers.values()))
+        tries.append(f"  kcontrol metadata-shell --directory {first.data_dir} "
+                     "ls /image/topics/byName")
+        if importlib.util.find_spec("adapters.metadata_tools.quorum_reader") is not None:
+            tries.append(f"  kcontrol metadata-shell --bootstrap-controller "
+                         f"{c.quorum_voters} ls /image/topics/byName")
     if c.brokers:
         if "cluster-id" in commands:
             tries.append(f"  kcontrol cluster-id --bootstrap-server {first_broker}")

@@ -106,6 +106,7 @@ def test_cluster_up_kraft_is_ready_then_stops_everything_on_sigint(tmp_path: Pat
             f"127.0.0.1:{n['port']}" for n in plan["nodes"] if n["role"] == "controller")
         assert line == want
         assert all(_alive(p) for p in pids)
+        tools = _tools(plan, brokers)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=40)
     finally:
@@ -120,3 +121,34 @@ def test_cluster_up_kraft_is_ready_then_stops_everything_on_sigint(tmp_path: Pat
     assert f"controller.quorum.voters: {plan['controller.quorum.voters']}" in err
     assert "every node stopped" in err
     assert not [p for p in pids if _alive(p)]
+    for command, output in tools.items():  # the commands it suggests work on the cluster
+        assert f"  kcontrol {command}" in err
+        assert output, command
+
+
+def _kcontrol(*args: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "adapters.cli", *args], capture_output=True,
+                          text=True, timeout=30, cwd=str(REPO_ROOT))
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _tools(plan: dict, brokers: int) -> dict[str, bool]:
+    """Run the tools ``cluster up`` suggests against the live cluster: whether each said
+    what it should."""
+    controllers = ",".join(f"127.0.0.1:{n['port']}" for n in plan["nodes"]
+                           if n["role"] == "controller")
+    first_dir = Path(plan["nodes"][0]["config"]).with_suffix("")
+    out = {
+        f"quorum describe --bootstrap-controller {controllers} --status":
+            "LeaderId:" in _kcontrol("quorum", "describe", "--bootstrap-controller",
+                                     controllers, "--status"),
+        f"metadata-shell --directory {first_dir} ls /image/topics/byName":
+            _kcontrol("metadata-shell", "--directory", str(first_dir), "ls",
+                      "/image/topics/byName") == "",
+    }
+    if brokers:
+        first_broker = plan["bootstrap.servers"].split(",")[0]
+        out[f"cluster-id --bootstrap-server {first_broker}"] = plan["cluster_id"] in _kcontrol(
+            "cluster-id", "--bootstrap-server", first_broker)
+    return out
