@@ -1,0 +1,70 @@
+"""The replica directories (what each replica effect leaves on disk, what a restart finds) and
+the test entry point's command line (a bad argument named, a voter's id refused)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from adapters.kraft_broker.args import parse_args
+from adapters.kraft_broker.replica_dirs import ReplicaDirs
+from adapters.raft_node.args import ArgumentError
+from fsm.kraft.broker.effects import BecomeFollower, BecomeLeader, DeleteReplica, UpdateIsr
+from fsm.kraft.records.uuid import uuid_of, uuid_to_base64
+
+T = uuid_of(9)
+
+
+def _props(path: Path) -> dict[str, str]:
+    return dict(line.split("=", 1) for line in path.read_text().splitlines())
+
+
+def test_replica_effects_on_disk_and_a_restart_finds_them(tmp_path: Path) -> None:
+    dirs = ReplicaDirs(tmp_path, 1, lambda tid: "my-topic" if tid == T else None)
+    dirs.apply(BecomeLeader(T, 0, 3, (1, 2)))
+    dirs.apply(UpdateIsr(T, 0, 3, 7, (1,)))
+    dirs.apply(BecomeFollower(T, 1, 2, 4))
+    dirs.apply(BecomeFollower(uuid_of(10), 0, 2, 0))  # a name the image no longer has
+    lead = _props(tmp_path / "my-topic-0" / "replica.properties")
+    assert lead == {"topic.id": uuid_to_base64(T), "role": "leader", "leader": "1",
+                    "leader.epoch": "3", "partition.epoch": "7", "isr": "1"}
+    assert _props(tmp_path / "my-topic-1" / "replica.properties")["role"] == "follower"
+    assert (tmp_path / f"{uuid_to_base64(uuid_of(10))}-0").is_dir()
+    (tmp_path / "__cluster_metadata-0").mkdir()  # not a replica: left alone
+    again = ReplicaDirs(tmp_path, 1, lambda tid: None)
+    assert again.scan() == tuple(sorted(((T, 0), (T, 1), (uuid_of(10), 0))))
+    again.apply(DeleteReplica(T, 1))
+    assert not (tmp_path / "my-topic-1").exists()
+    assert (tmp_path / "__cluster_metadata-0").is_dir()
+    assert again.scan() == tuple(sorted(((T, 0), (uuid_of(10), 0))))
+
+
+BASE = ["--node-id", "7", "--voters", "1@127.0.0.1:9093", "--listener", "127.0.0.1:0",
+        "--dir", "/nonexistent/kbroker-args", "--cluster-id", "c"]
+
+
+def test_the_command_line_builds_broker_settings() -> None:
+    settings, cluster_id, level = parse_args([*BASE, "--heartbeat-interval-ms", "100"])
+    assert cluster_id == "c" and level == "INFO"
+    assert settings.is_broker and not settings.is_controller
+    assert settings.listeners == {"PLAINTEXT": ("127.0.0.1", 0)}
+    assert settings.broker_heartbeat_interval_ms == 100
+    assert settings.metadata_log_dir == Path("/nonexistent/kbroker-args/metadata")
+
+
+@pytest.mark.parametrize(("change", "named"), [
+    (["--node-id", "1"], "--node-id 1 is one of --voters"),
+    (["--listener", "nowhere"], "--listener"),
+    (["--heartbeat-interval-ms", "0"], "--heartbeat-interval-ms"),
+    (["--voters", "1@h"], "--voters"),
+    (["--cluster-id", " "], "--cluster-id"),
+])
+def test_a_bad_argument_is_named(change: list[str], named: str) -> None:
+    argv = list(BASE)
+    if change[0] in argv:
+        argv[argv.index(change[0]) + 1] = change[1]
+    else:
+        argv += change
+    with pytest.raises(ArgumentError, match=named):
+        parse_args(argv)
