@@ -3,15 +3,16 @@ assembled and started; ``.stop()`` (the SIGTERM path) and ``.status()``.
 
 Start order: the client listeners are bound (a port 0 becomes the port the broker registers
 and advertises) -> the two controller channels' threads (the core's requests; the forwarded
-admin requests) -> the core's event thread (``Start``
-with a fresh incarnation id and the replica directories found under ``log.dirs``) -> the
-metadata observer (its committed records and the leader it follows flow into the core and
-the channel) -> the client listeners accept.
+admin requests) -> the core's event thread (``Start`` with a fresh incarnation id and the
+replica directories found under ``log.dirs``) -> the metadata observer (its committed records
+and the leader it follows flow into the core and the channels) -> the client listeners accept
+-> the admin socket (``admin_ops``: ``status``, and ``broker_state`` for the audit; in
+combined mode added to the node's own socket, ``status`` there named ``broker_status``).
 
 ``stop()``: SIGTERM to the core -- in RUNNING a controlled shutdown through heartbeats
 (``want_shut_down`` until the controller answers ``should_shut_down``), else straight to
-SHUTTING_DOWN -- waited for at most ``shutdown_wait_s``; then the listeners, the observer,
-the core's thread and the channel stop, in that order. An ``Exit`` the core decides by
+SHUTTING_DOWN -- waited for at most ``shutdown_wait_s``; then the admin socket, the
+listeners, the observer, the core's thread and the channels stop, in that order. An ``Exit`` the core decides by
 itself (the initial registration timed out) or a halt calls ``on_exit(reason)``; by default
 the process is sent SIGTERM, which ``run_node``'s loop turns into this same ``stop()``.
 
@@ -29,6 +30,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from adapters.kraft_broker.admin_ops import broker_ops
 from adapters.kraft_broker.broker_shell import BrokerShell
 from adapters.kraft_broker.client_apis import ClientApis
 from adapters.kraft_broker.client_listener import ClientListener
@@ -39,6 +41,7 @@ from adapters.kraft_broker.local_feed import LocalMetadataFeed
 from adapters.kraft_broker.observer import MetadataObserver
 from adapters.kraft_broker.replica_dirs import ReplicaDirs
 from adapters.kraft_node.settings import NodeSettings
+from adapters.raft_node.admin import AdminServer
 from fsm.kraft.broker import KRaftBroker, KRaftBrokerConfig
 from fsm.kraft.records.values import BrokerEndpoint
 
@@ -83,6 +86,7 @@ class KRaftBrokerNode:
         self.observer: MetadataObserver | LocalMetadataFeed | None = None
         self.replicas: ReplicaDirs | None = None
         self.endpoints: tuple[BrokerEndpoint, ...] = ()
+        self.admin: AdminServer | None = None
         self._stopping = False
         self._stopped = threading.Event()
         self._lock = threading.Lock()
@@ -135,10 +139,20 @@ class KRaftBrokerNode:
         self.observer.start()
         for listener in self.listeners.values():
             listener.start()
-        log.info("[broker %d] started: clients on %s; controllers %s; %d local replicas",
-                 self.broker_id, ", ".join(f"{e.name} {e.host}:{e.port}"
-                                           for e in self.endpoints),
-                 sorted(s.quorum_voters), len(local))
+        ops = broker_ops(self._describe, self.status)
+        shared = getattr(self.controller_node, "admin", None)
+        if shared is not None:  # combined mode: the node's one admin socket
+            shared.add_ops({k: v for k, v in ops.items() if k != "status"} |
+                           {"broker_status": ops["status"]})
+            admin_port = shared.port
+        else:
+            self.admin = AdminServer(ops, "127.0.0.1", s.admin_port)
+            self.admin.start()
+            admin_port = self.admin.port
+        log.info("[broker %d] started: clients on %s; controllers %s; %d local replicas; "
+                 "admin on 127.0.0.1:%d", self.broker_id, ", ".join(
+                     f"{e.name} {e.host}:{e.port}" for e in self.endpoints),
+                 sorted(s.quorum_voters), len(local), admin_port)
         return self
 
     def stop(self, timeout: float | None = None) -> None:
@@ -158,6 +172,8 @@ class KRaftBrokerNode:
             except TimeoutError:
                 log.warning("[broker %d] controlled shutdown not over within %g s: stopping "
                             "anyway (%s)", self.broker_id, wait_s, shell.status.state)
+        if self.admin is not None:
+            self.admin.close()
         for listener in self.listeners.values():
             listener.stop()
         if self.observer is not None:

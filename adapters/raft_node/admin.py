@@ -104,6 +104,14 @@ class AdminServer:
     def start(self) -> None:
         self._thread.start()
 
+    def add_ops(self, ops: dict[str, AdminOp]) -> None:
+        """More operations on the same socket (a combined node's broker role adds its own);
+        a name already served is refused."""
+        taken = sorted(set(ops) & set(self._server.ops))
+        if taken:
+            raise ValueError(f"admin ops already served: {', '.join(taken)}")
+        self._server.ops.update(ops)
+
     def close(self) -> None:
         self._server.shutdown()
         self._server.server_close()

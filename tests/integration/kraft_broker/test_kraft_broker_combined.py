@@ -2,7 +2,8 @@
 voter). The broker role reads the node's own metadata log: it registers with the controller
 in the same process over the controller listener, is unfenced, serves kafka-python
 (describe_cluster lists it and only it; create_topics through it is committed and its
-Metadata shows the topic led by it); SIGTERM stops both roles, exit status 0."""
+Metadata shows the topic led by it); the node's one admin socket answers for both roles;
+SIGTERM stops both, exit status 0."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from kafka.admin import NewTopic
 
 from adapters.cluster.launcher import REPO_ROOT
 from adapters.ensemble.processes import free_ports
+from adapters.raft_node.admin import AdminClient
 
 pytestmark = [pytest.mark.integration,
               pytest.mark.filterwarnings("ignore::DeprecationWarning")]
@@ -43,7 +45,7 @@ def eventually(what: str, probe: Callable[[], T | None], timeout: float = 15.0) 
 
 
 def test_a_combined_node_serves_as_broker_and_controller(tmp_path: Path) -> None:
-    client_port, controller_port = free_ports(2)
+    client_port, controller_port, admin_port = free_ports(3)
     config = tmp_path / "server.properties"
     config.write_text("\n".join([
         "process.roles=broker,controller", "node.id=1",
@@ -52,7 +54,7 @@ def test_a_combined_node_serves_as_broker_and_controller(tmp_path: Path) -> None
         "controller.listener.names=CONTROLLER", "inter.broker.listener.name=PLAINTEXT",
         "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
         f"log.dirs={tmp_path / 'data'}", "broker.heartbeat.interval.ms=200",
-        "broker.session.timeout.ms=2000", ""]))
+        "broker.session.timeout.ms=2000", f"kcontrol.admin.port={admin_port}", ""]))
     cli = [sys.executable, "-m", "adapters.cli"]
     subprocess.run([*cli, "storage", "format", "--config", str(config), "--cluster-id",
                     CLUSTER_ID], check=True, cwd=REPO_ROOT, capture_output=True, timeout=60)
@@ -74,6 +76,11 @@ def test_a_combined_node_serves_as_broker_and_controller(tmp_path: Path) -> None
             t for t in admin.describe_topics(["combined"])  # type: ignore[union-attr]
             if t["partitions"] and all(p["leader_id"] == 1 for p in t["partitions"])])
         assert len(topics[0]["partitions"]) == 2
+        with AdminClient("127.0.0.1", admin_port) as ops:  # one admin socket, both roles
+            assert ops.request("brokers")["active"]
+            st = ops.request("broker_status")
+            assert st["state"] == "RUNNING" and st["fenced"] is False and st["leaders"] == 2
+            assert ops.request("broker_state")["offset"] == st["metadata_offset"]
         admin.close()
         admin = None
         proc.send_signal(signal.SIGTERM)

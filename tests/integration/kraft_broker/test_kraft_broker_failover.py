@@ -3,10 +3,13 @@ active controller killed (-9), a CreateTopics sent to a broker is forwarded to t
 elected next (answered, committed); the brokers heartbeat to it and stay unfenced. A broker
 stopped while its topic is deleted finds the topic's replica directories stray when it comes
 back (a new incarnation, a new broker epoch) and deletes them; the replicas it still holds
-are kept."""
+are kept. At the end ``kcontrol audit`` reads both brokers (``broker_state`` on their admin
+sockets) and every invariant holds."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -92,3 +95,8 @@ def test_forwarding_survives_a_failover_and_a_restarted_broker_drops_stray_repli
                    lambda: replica_dirs(c, 2) == {"kept-0"})
     finally:
         admin.close()
+    # the audit reads both brokers over their admin sockets: every invariant holds
+    audit = subprocess.run([sys.executable, "-m", "adapters.cli", "audit", "--kraft",
+                            str(c.root)], capture_output=True, text=True, timeout=60)
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+    assert "2 broker process(es) read" in audit.stdout and "invariants hold" in audit.stdout
