@@ -8,7 +8,12 @@ read on the core's event thread (``BrokerShell.call``) so an answer is one momen
   ``{"broker_id", "alive", "state", "incarnation_id" (hex), "epoch", "offset", "image": page,
   "leaders": [[topic id hex, partition, leader epoch], ...]}``, the replayed image as pages of
   its snapshot records (``kraft_audit.images``);
-* ``broker_image`` -- ``{"start", "sha256"}``: a later page of an image ``broker_state`` gave.
+* ``broker_image`` -- ``{"start", "sha256"}``: a later page of an image ``broker_state`` gave;
+* ``isr_change`` -- ``{"topic", "partition", "isr": [...]}``: what the replication layer would
+  say when followers fall behind or catch up (there is no data replication here):
+  ``IsrChangeWanted`` to the core, which as the partition's leader sends AlterPartition to
+  the active controller. Answers ``{"isr", "partition_epoch"}`` once the broker holds that ISR
+  (the controller's answer or the committed record), within ``timeout`` seconds (default 10).
 
 In combined mode the node's ``QuorumNode`` already serves an admin socket: these operations
 join its own there.
@@ -16,6 +21,7 @@ join its own there.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -25,15 +31,19 @@ from adapters.kraft_audit.images import ImagePages, encoded_records
 from adapters.kraft_audit.node_ops import later_page
 from adapters.raft_node.admin import AdminError
 from fsm.kraft.broker import KRaftBroker, Role
+from fsm.kraft.broker.events import IsrChangeWanted
 
 TIMEOUT_S = 30.0
 CACHED_IMAGES = 8
+MAX_WAIT_S = 60.0
+POLL_S = 0.02
 
 AdminOp = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 def broker_ops(on_core: Callable[[Callable[[KRaftBroker], Any]], Future[Any]],
-               status: Callable[[], dict[str, Any]]) -> dict[str, AdminOp]:
+               status: Callable[[], dict[str, Any]],
+               submit: Callable[[object], bool]) -> dict[str, AdminOp]:
     pages = ImagePages(CACHED_IMAGES)
 
     def read(core: KRaftBroker) -> dict[str, Any]:
@@ -55,8 +65,40 @@ def broker_ops(on_core: Callable[[Callable[[KRaftBroker], Any]], Future[Any]],
     def broker_image(req: dict[str, Any]) -> dict[str, Any]:
         return {"page": later_page(pages, req)}
 
+    def isr_change(req: dict[str, Any]) -> dict[str, Any]:
+        topic, partition, isr = req.get("topic"), req.get("partition"), req.get("isr")
+        timeout = req.get("timeout", 10)
+        if not isinstance(topic, str) or not isinstance(partition, int) or \
+                not isinstance(isr, list) or not all(isinstance(b, int) for b in isr) or \
+                not isinstance(timeout, (int, float)) or not 0 < timeout <= MAX_WAIT_S:
+            raise AdminError("isr_change wants topic (a name), partition (an integer), isr (a "
+                             f"list of broker ids) and timeout (0-{MAX_WAIT_S:g} s)")
+        wanted = tuple(isr)
+
+        def find(core: KRaftBroker) -> Any:
+            t = core.image.topic(topic)
+            if t is None or partition not in t.partitions:
+                raise AdminError(f"no partition {topic}-{partition} in the broker's image")
+            r = core.replica(t.topic_id, partition)
+            if r is None or r.role is not Role.LEADER:
+                raise AdminError(f"broker {core.broker_id} does not lead {topic}-{partition}")
+            return t.topic_id
+
+        topic_id = _wait(on_core(find))
+        if not submit(IsrChangeWanted(topic_id, partition, wanted)):
+            raise AdminError("the broker is not running")
+        deadline = time.monotonic() + timeout
+        while True:
+            r = _wait(on_core(lambda core: core.replica(topic_id, partition)))
+            if r is not None and tuple(r.isr) == wanted:
+                return {"isr": list(r.isr), "partition_epoch": r.partition_epoch}
+            if r is None or r.role is not Role.LEADER or time.monotonic() >= deadline:
+                raise AdminError(f"{topic}-{partition}: ISR {list(r.isr) if r else None}, "
+                                 f"not {list(wanted)} (the controller refused, or not yet)")
+            time.sleep(POLL_S)
+
     return {"status": lambda req: status(), "broker_state": broker_state,
-            "broker_image": broker_image}
+            "broker_image": broker_image, "isr_change": isr_change}
 
 
 def _wait(future: Future[Any]) -> Any:

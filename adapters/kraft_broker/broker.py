@@ -112,6 +112,9 @@ class KRaftBrokerNode:
             listener.bind()
             self.listeners[name] = listener
         self.endpoints = self._advertised()
+        ops = broker_ops(self._describe, self.status, self._submit)
+        if getattr(self.controller_node, "admin", None) is None:  # bound now, served last
+            self.admin = AdminServer(ops, "127.0.0.1", s.admin_port)
         core = KRaftBroker(KRaftBrokerConfig(
             self.broker_id, self.cluster_id, self.endpoints, rack=s.rack,
             heartbeat_interval_ms=s.broker_heartbeat_interval_ms,
@@ -139,14 +142,13 @@ class KRaftBrokerNode:
         self.observer.start()
         for listener in self.listeners.values():
             listener.start()
-        ops = broker_ops(self._describe, self.status)
         shared = getattr(self.controller_node, "admin", None)
         if shared is not None:  # combined mode: the node's one admin socket
             shared.add_ops({k: v for k, v in ops.items() if k != "status"} |
                            {"broker_status": ops["status"]})
             admin_port = shared.port
         else:
-            self.admin = AdminServer(ops, "127.0.0.1", s.admin_port)
+            assert self.admin is not None
             self.admin.start()
             admin_port = self.admin.port
         log.info("[broker %d] started: clients on %s; controllers %s; %d local replicas; "

@@ -113,7 +113,8 @@ class AdminServer:
         self._server.ops.update(ops)
 
     def close(self) -> None:
-        self._server.shutdown()
+        if self._thread.is_alive():  # shutdown() waits for a serve_forever that never ran
+            self._server.shutdown()
         self._server.server_close()
 
 

@@ -3,7 +3,9 @@
 the metadata as observers, register over the wire and are unfenced; kafka-python's admin
 client pointed at one broker lists exactly the unfenced brokers and never a controller, and
 creates a topic through it (forwarded to the active controller) that every broker's Metadata
-then shows with the committed leaders and ISRs; SIGTERM of a broker is a controlled shutdown
+then shows with the committed leaders and ISRs; a partition's leader shrinks its ISR
+(AlterPartition over the wire, asked through its admin socket) and every broker shows it;
+SIGTERM of a broker is a controlled shutdown
 (its leaderships move before it leaves, it ends fenced); kill -9 of a broker gets it fenced
 once its session times out."""
 
@@ -112,6 +114,19 @@ def test_brokers_register_serve_forward_and_shut_down(kraft: KRaftCluster) -> No
             assert eventually(f"broker {b} shows orders", lambda s=shown: s() == want and s())
             assert all(nid in c.brokers for nid in (x["node_id"]
                                                     for x in metadata(n.address)["brokers"]))
+        # the leader of orders-0 shrinks its ISR: AlterPartition to the active controller
+        lead = want[0][0]
+        shrunk = [lead, next(b for b in want[0][1] if b != lead)]
+        got = c.brokers[lead].request("isr_change", topic="orders", partition=0, isr=shrunk)
+        assert got["isr"] == shrunk and got["partition_epoch"] >= 1
+        assert sorted(committed_topic(c, "orders")["partitions"]["0"]["isr"]) == \
+            sorted(shrunk)  # type: ignore[index]
+        want[0] = (lead, sorted(shrunk))
+        for b, n in c.brokers.items():
+            assert eventually(f"broker {b} shows the shrunk ISR", lambda a=n.address: [
+                p for t in metadata(a)["topics"] if t["name"] == "orders"
+                for p in t["partitions"] if p["partition_index"] == 0
+                and sorted(p["isr_nodes"]) == sorted(shrunk)])
     finally:
         admin.close()
 

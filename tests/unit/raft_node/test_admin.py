@@ -51,3 +51,20 @@ def test_bad_lines_get_clear_errors(server: AdminServer) -> None:
         f.flush()
         assert b"request over" in f.readline()
         assert f.readline() == b""  # closed after an oversized line
+
+
+def test_ops_can_be_added_and_a_server_never_started_closes() -> None:
+    from adapters.raft_node.admin import AdminClient, AdminServer
+
+    server = AdminServer({"a": lambda req: {"x": 1}})
+    server.close()  # never started: returns at once
+    server = AdminServer({"a": lambda req: {"x": 1}})
+    server.add_ops({"b": lambda req: {"y": 2}})
+    with pytest.raises(ValueError, match="already served: a"):
+        server.add_ops({"a": lambda req: {}})
+    server.start()
+    try:
+        with AdminClient("127.0.0.1", server.port) as client:
+            assert client.request("b")["y"] == 2 and client.request("a")["x"] == 1
+    finally:
+        server.close()
