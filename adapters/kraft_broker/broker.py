@@ -49,6 +49,11 @@ log = logging.getLogger("kcontrol.kraft.broker")
 
 SECURITY_PROTOCOL_IDS = {"PLAINTEXT": 0, "SSL": 1, "SASL_PLAINTEXT": 2, "SASL_SSL": 3}
 MIN_SHUTDOWN_WAIT_S = 10.0
+FORWARD_TIMEOUT_S = 30.0
+"""How long a forwarded admin request may take, all tries together (Kafka's broker waits
+``request.timeout.ms``, 30 s by default, on its forwarding channel): a CreateTopics is answered
+only once committed, which on a loaded machine takes longer than the quorum's 2 s request
+timeout."""
 
 
 class BrokerConfigError(ValueError):
@@ -104,7 +109,8 @@ class KRaftBrokerNode:
                 max_backoff_ms=max(1000, s.controller_quorum_retry_backoff_ms),
                 purpose=purpose)
         self.channel, self.forwarding = channels["lifecycle"], channels["forwarding"]
-        forwarder = Forwarder(self.forwarding, request_timeout_s)
+        forwarder = Forwarder(self.forwarding, max(request_timeout_s, FORWARD_TIMEOUT_S),
+                              budget_factor=1.0)
         apis = ClientApis(self._metadata, self._describe, forwarder, self.cluster_id)
         for name in client_listener_names(s):
             listener = ClientListener(name, s.listeners[name], apis.handler(name),
