@@ -66,6 +66,8 @@ def describe(c: KRaftCluster, leader: int, epoch: int) -> list[str]:
         if importlib.util.find_spec("adapters.metadata_tools.quorum_reader") is not None:
             tries.append(f"  kcontrol metadata-shell --bootstrap-controller "
                          f"{c.quorum_voters} ls /image/topics/byName")
+    if "audit" in commands:
+        tries.append(f"  kcontrol audit --kraft {c.root}")
     if c.brokers:
         if "cluster-id" in commands:
             tries.append(f"  kcontrol cluster-id --bootstrap-server {first_broker}")

@@ -147,6 +147,8 @@ def _tools(plan: dict, brokers: int) -> dict[str, bool]:
             _kcontrol("metadata-shell", "--directory", str(first_dir), "ls",
                       "/image/topics/byName") == "",
     }
+    out[f"audit --kraft {first_dir.parent}"] = "invariants hold" in _kcontrol(
+        "audit", "--kraft", str(first_dir.parent))
     if brokers:
         first_broker = plan["bootstrap.servers"].split(",")[0]
         out[f"cluster-id --bootstrap-server {first_broker}"] = plan["cluster_id"] in _kcontrol(
