@@ -7,7 +7,8 @@ admin requests) -> the core's event thread (``Start`` with a fresh incarnation i
 replica directories found under ``log.dirs``) -> the metadata observer (its committed records
 and the leader it follows flow into the core and the channels) -> the client listeners accept
 -> the admin socket (``admin_ops``: ``status``, and ``broker_state`` for the audit; in
-combined mode added to the node's own socket, ``status`` there named ``broker_status``).
+combined mode added to the node's own socket, ``status`` there named ``broker_status``) ->
+the metrics endpoint (``metrics``; ``kcontrol.metrics.port``, broker-only nodes).
 
 ``stop()``: SIGTERM to the core -- in RUNNING a controlled shutdown through heartbeats
 (``want_shut_down`` until the controller answers ``should_shut_down``), else straight to
@@ -38,6 +39,7 @@ from adapters.kraft_broker.controller_channel import ControllerChannel
 from adapters.kraft_broker.core_requests import CoreRequests, frame_request
 from adapters.kraft_broker.forwarding import Forwarder
 from adapters.kraft_broker.local_feed import LocalMetadataFeed
+from adapters.kraft_broker.metrics import BrokerMetrics
 from adapters.kraft_broker.observer import MetadataObserver
 from adapters.kraft_broker.replica_dirs import ReplicaDirs
 from adapters.kraft_node.settings import NodeSettings
@@ -92,6 +94,7 @@ class KRaftBrokerNode:
         self.replicas: ReplicaDirs | None = None
         self.endpoints: tuple[BrokerEndpoint, ...] = ()
         self.admin: AdminServer | None = None
+        self.metrics: BrokerMetrics | None = None
         self._stopping = False
         self._stopped = threading.Event()
         self._lock = threading.Lock()
@@ -157,10 +160,14 @@ class KRaftBrokerNode:
             assert self.admin is not None
             self.admin.start()
             admin_port = self.admin.port
+        if s.metrics_port > 0 and self.controller_node is None:
+            self.metrics = BrokerMetrics.serve(self.status, s.metrics_port)
         log.info("[broker %d] started: clients on %s; controllers %s; %d local replicas; "
-                 "admin on 127.0.0.1:%d", self.broker_id, ", ".join(
+                 "admin on 127.0.0.1:%d%s", self.broker_id, ", ".join(
                      f"{e.name} {e.host}:{e.port}" for e in self.endpoints),
-                 sorted(s.quorum_voters), len(local), admin_port)
+                 sorted(s.quorum_voters), len(local), admin_port,
+                 f"; metrics on http://127.0.0.1:{self.metrics.port}/metrics"
+                 if self.metrics is not None else "")
         return self
 
     def stop(self, timeout: float | None = None) -> None:
@@ -182,6 +189,8 @@ class KRaftBrokerNode:
                             "anyway (%s)", self.broker_id, wait_s, shell.status.state)
         if self.admin is not None:
             self.admin.close()
+        if self.metrics is not None:
+            self.metrics.close()
         for listener in self.listeners.values():
             listener.stop()
         if self.observer is not None:
