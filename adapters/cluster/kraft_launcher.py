@@ -60,6 +60,7 @@ from adapters.cluster.kraft_nodes import (
     subprocess_env,
 )
 from adapters.cluster.launcher import REPO_ROOT, ClusterError, _kill_with_parent, pick_ports
+from adapters.ensemble.processes import process_alive, process_args
 
 CONTROLLER_ID_BASE = 3000
 BROKER_ID_BASE = 1
@@ -118,6 +119,26 @@ def detect_backend() -> str:
     if "node" not in _cli_commands():
         return RAFT
     return NODE if importlib.util.find_spec("adapters.kraft_node.runtime") is not None else RAFT
+
+
+def running_nodes(root: Path) -> list[int]:
+    """The pids ``root``'s plan file records that still run that node's command line (its
+    properties file, or its metadata directory, in ``/proc/<pid>/cmdline``)."""
+    try:
+        plan = json.loads((root / PLAN_FILE).read_text())
+        nodes = list(plan["nodes"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    out = []
+    for n in nodes:
+        pid = n.get("pid") if isinstance(n, dict) else None
+        if not isinstance(pid, int) or not process_alive(pid):
+            continue
+        args = process_args(pid)
+        marks = (str(n.get("config", "")), str(root / f"{n.get('role')}-{n.get('id')}"))
+        if any(m and any(m in a for a in args) for m in marks):
+            out.append(pid)
+    return out
 
 
 def has_broker_role() -> bool:
@@ -266,6 +287,12 @@ class KRaftCluster:
                     raise KRaftClusterError(
                         f"{self.root} is not empty and holds no {PLAN_FILE}: not a cluster "
                         "this launcher made; choose another --dir")
+                running = running_nodes(self.root)
+                if running:
+                    raise KRaftClusterError(
+                        f"{self.root} holds a cluster that still runs (pids "
+                        f"{', '.join(map(str, running))}): stop it first, or choose another "
+                        "--dir")
                 shutil.rmtree(self.root)
         self.root.mkdir(parents=True, exist_ok=True)
         for n in self.nodes():
@@ -358,6 +385,8 @@ class KRaftCluster:
         and ``KRaftClusterError`` says why."""
         say = progress or (lambda _line: None)
         try:
+            if (self.root / PLAN_FILE).exists():
+                say(f"clearing the previous cluster in {self.root}")
             self.prepare()
             for line in self.format_storage():
                 say(line)

@@ -6,6 +6,10 @@ that belong to the other mode."""
 from __future__ import annotations
 
 import base64
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -123,3 +127,23 @@ def test_cluster_up_refuses_the_other_modes_options(args: list[str], named: str)
     result = CliRunner().invoke(main, ["cluster", "up", *args])
     assert result.exit_code == 2
     assert named in result.output and "only" in result.output
+
+
+def test_a_directory_whose_cluster_still_runs_is_refused(tmp_path: Path) -> None:
+    c = _plan(tmp_path)
+    c.prepare()
+    plan = json.loads((tmp_path / "k" / PLAN_FILE).read_text())
+    config = plan["nodes"][0]["config"]
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", config])
+    try:
+        plan["nodes"][0]["pid"] = sleeper.pid
+        (tmp_path / "k" / PLAN_FILE).write_text(json.dumps(plan))
+        with pytest.raises(KRaftClusterError, match=f"still runs \\(pids {sleeper.pid}\\)"):
+            _plan(tmp_path).prepare()
+        assert Path(config).exists()
+        plan["nodes"][0]["pid"] = os.getpid()  # alive, but not that node's command line
+        (tmp_path / "k" / PLAN_FILE).write_text(json.dumps(plan))
+        _plan(tmp_path).prepare()
+    finally:
+        sleeper.kill()
+        sleeper.wait()
