@@ -50,7 +50,7 @@ from fsm.kraft.records.values import BrokerEndpoint
 log = logging.getLogger("kcontrol.kraft.broker")
 
 SECURITY_PROTOCOL_IDS = {"PLAINTEXT": 0, "SSL": 1, "SASL_PLAINTEXT": 2, "SASL_SSL": 3}
-MIN_SHUTDOWN_WAIT_S = 10.0
+MIN_SHUTDOWN_WAIT_S = 5.0
 FORWARD_TIMEOUT_S = 30.0
 """How long a forwarded admin request may take, all tries together (Kafka's broker waits
 ``request.timeout.ms``, 30 s by default, on its forwarding channel): a CreateTopics is answered
@@ -206,8 +206,9 @@ class KRaftBrokerNode:
 
     @property
     def shutdown_wait_s(self) -> float:
-        s = self.settings
-        return max(MIN_SHUTDOWN_WAIT_S, 2 * s.broker_session_timeout_ms / 1000)
+        """How long a controlled shutdown may take: the session timeout (past it the
+        controller fences the broker anyway), at least ``MIN_SHUTDOWN_WAIT_S``."""
+        return max(MIN_SHUTDOWN_WAIT_S, self.settings.broker_session_timeout_ms / 1000)
 
     def status(self) -> dict[str, Any]:
         """Lifecycle state, broker epoch, metadata offset, fenced? (and a little more)."""
