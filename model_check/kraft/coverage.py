@@ -3,10 +3,14 @@ tables, every request the quorum controller handles, every record type it writes
 004's protocol. Not expected: the lifecycle table's moves into NOT_RUNNING (a crash, or the
 process ending after SHUTTING_DOWN: the process vanishes, no core code runs, no move is
 logged) and RUNNING -> SHUTTING_DOWN (only with ``controlled.shutdown.enable=false``, which
-the world's brokers do not set; the broker core's unit tests take it)."""
+the world's brokers do not set; the broker core's unit tests take it). Every event the
+broker core handles is expected too, but a client's ``MetadataRequest`` (no client asks the
+world's brokers; the live broker's tests do); ``MetadataSnapshotLoaded`` only on the Raft
+log with snapshots (``kraft-snapshot``)."""
 
 from __future__ import annotations
 
+from fsm.kraft.broker.core import HANDLED_EVENTS
 from fsm.kraft.broker_lifecycle_states import KRAFT_BROKER_TABLE, KRaftBrokerState
 from fsm.kraft.controller.handlers import HANDLERS
 from fsm.kraft.membership_states import MEMBERSHIP_TABLE
@@ -24,6 +28,7 @@ def expected() -> set[tuple[str, ...]]:
             and (a, b) != (KRaftBrokerState.RUNNING, KRaftBrokerState.SHUTTING_DOWN)}
     out |= {("request", t.__name__) for t in HANDLERS}
     out |= {("record", r) for r in RECORDS}
+    out |= {("broker-event", e) for e in HANDLED_EVENTS if e != "MetadataRequest"}
     return out
 
 
@@ -35,6 +40,6 @@ def lines(reached: set[tuple[str, ...]]) -> list[str]:
     want = expected()
     got = want & reached
     out = [f"coverage: {len(got)} of {len(want)} (table moves, requests handled, records "
-           f"written)"]
+           f"written, broker events handled)"]
     out += ["  not reached: " + " ".join(item) for item in sorted(want - reached)]
     return out

@@ -33,9 +33,11 @@ and the broker faults are ``KRaftWorld``'s; what changes is the log.
   loses leadership answers what it held back with NOT_CONTROLLER (the core's rule).
 * **Brokers** are the log's observers (KIP-595) but not Raft nodes here: ``fetch`` hands one
   the records of the Raft leader's log from its offset up to the leader's high watermark,
-  control records included (they take offsets; the broker skips them). The broker core loads
-  no snapshots yet: records the leader's log has deleted below its snapshot (with
-  ``snapshot_every``) come from the world's committed log instead.
+  control records included (they take offsets; the broker skips them). A broker behind the
+  leader's log start (the leader snapshotted, with ``snapshot_every``, and deleted what was
+  below) loads the leader's snapshot instead (``MetadataSnapshotLoaded``: its records, the
+  image at the snapshot's end), as the live observer does with FetchSnapshot, and fetches
+  the rest next time.
 
 * **Time** reaches every live controller as ``Tick`` (standbys too: the glue hands a new active
   controller the time it last heard, for its brokers' fresh leases). Raft events carry
@@ -50,7 +52,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from fsm.kraft.broker.events import ControllerUnreachable, MetadataFetched
+from fsm.kraft.broker.events import (
+    ControllerUnreachable,
+    MetadataFetched,
+    MetadataSnapshotLoaded,
+)
 from fsm.kraft.controller.events import ControllerRequest, Tick
 from fsm.kraft.controller.quorum_controller import QuorumController
 from fsm.kraft.image import MetadataImage, image_from_records
@@ -243,8 +249,12 @@ class KRaftRaftWorld(KRaftWorld):
         assert lead is not None, "fetch with no leader"
         base = self.brokers[a.target].metadata_offset + 1
         end = self.voters[lead].raft.high_watermark
-        start = max(base, self.logs[lead].start)  # below: in the leader's snapshot
-        records = tuple(self.log[base:start]) + self.logs[lead].records(start, end)
+        log = self.logs[lead]
+        if base < log.start and log.snapshot_id is not None:  # deleted: in its snapshot
+            self._broker(a.target, MetadataSnapshotLoaded(log.snapshot_id.offset,
+                                                          log.snapshot))
+            return
+        records = self.logs[lead].records(base, end)
         if len(records) != end - base:
             raise AssertionError(f"the leader's log holds {len(records)} records of "
                                  f"[{base}, {end})")

@@ -445,6 +445,7 @@ class KRaftWorld:
                                _ControllerPort(self, i)).process(event)
 
     def _broker(self, b: int, event: Any) -> None:
+        self._reach("broker-event", type(event).__name__)
         core = self.brokers[b]
         KRaftBrokerDriver(self._traced(f"b{b}", core.handle), _BrokerPort(self, b)).process(
             event)

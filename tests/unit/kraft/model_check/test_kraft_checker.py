@@ -14,7 +14,7 @@ from model_check.kraft.walk import walks
 from model_check.kraft.world import KRaftWorld
 
 QUICK_DEPTH = {"kraft-smoke": 8, "kraft-startup": 8, "kraft-standard": 6, "kraft-isr": 7,
-               "kraft-admin": 4, "kraft-failover": 4}
+               "kraft-admin": 4, "kraft-failover": 4, "kraft-snapshot": 6}
 
 
 def test_the_shipped_set_is_known() -> None:
