@@ -71,6 +71,7 @@ class KRaftDemo:
         self.commands = _cli_commands()
         self.skipped: list[str] = []
         self.topic_offset: int | None = None  # committed offset once the topic was created
+        self.broker_epochs: dict[int, int] = {}  # as registered in step 2
 
     # ------------------------------------------------------------------ narration
 
@@ -268,6 +269,7 @@ class KRaftDemo:
             c.start_node(node_id)
         epochs, taken = self.wait("brokers 1-3 registered and unfenced in the committed image",
                                   lambda: self._brokers_unfenced(tuple(c.brokers)))
+        self.broker_epochs = dict(epochs)
         for b, e in sorted(epochs.items()):
             self.say(f"broker {b}: registered, broker epoch {e}, unfenced "
                      f"(listener {c.brokers[b].address})")
@@ -350,8 +352,10 @@ class KRaftDemo:
         if running:
             epochs, _ = self.wait("the brokers heartbeating to the new controller, unfenced",
                                   lambda: self._brokers_unfenced(running))
-            self.say("brokers still unfenced, same broker epochs: " + ", ".join(
-                f"{b} (epoch {e})" for b, e in sorted(epochs.items())))
+            kept = {b: e for b, e in epochs.items() if self.broker_epochs.get(b) == e}
+            self.say("brokers still unfenced: " + ", ".join(
+                f"{b} (epoch {e}, {'the same' if b in kept else 'registered again'})"
+                for b, e in sorted(epochs.items())))
         c.restart(before.leader)
         back, _ = self.wait(f"controller {before.leader} back as a follower",
                             lambda: self._rejoined(before.leader, after.leader))
