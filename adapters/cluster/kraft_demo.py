@@ -205,6 +205,8 @@ class KRaftDemo:
     # ------------------------------------------------------------------ the steps
 
     def run(self) -> None:
+        self.console.rule("[bold]KRaft mode: no ZooKeeper -- a quorum of controllers keeps the "
+                          "metadata log, brokers follow it[/]")
         self.start_quorum()
         brokers = self.start_brokers()
         if brokers:
