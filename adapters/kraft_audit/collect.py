@@ -122,7 +122,9 @@ def _broker_facts(b: dict[str, Any], ask: Ask) -> BrokerFacts:
 def collect(controllers: dict[int, Ask], brokers: dict[int, Ask], *,
             settle_s: float = 10.0) -> Reading:
     """Read the cluster: the controllers (settled at one offset if they can be), then the
-    brokers' ``broker_state`` (those that answer), then the registrations their epochs name."""
+    brokers' ``broker_state`` (those that answer), then the registrations their epochs name
+    -- from the log, or, where a snapshot replaced that part of it, from the committed
+    image (a snapshot keeps each registration with its epoch)."""
     readings, unreachable, settled = read_controllers(controllers, settle_s)
     if not readings:
         raise ConnectionError("no controller answered: " + "; ".join(
@@ -145,6 +147,11 @@ def collect(controllers: dict[int, Ask], brokers: dict[int, Ask], *,
         ask = controllers[top.node_id]
         got = ask("records_at", {"offsets": epochs})["records"]
         records = {int(o): decode_record(bytes.fromhex(h)) for o, h in got.items() if h}
+        # an offset below the log start is in a snapshot now: the snapshot's registration
+        # (the committed image's, whose epoch is that offset) stands for the record
+        for reg in top.committed.brokers.values():
+            if reg.epoch in epochs and reg.epoch not in records:
+                records[reg.epoch] = reg.record()
     controller_facts = tuple(
         ControllerFacts(r.node_id, r.answer["active"], r.answer["replayed_to"], r.committed,
                         r.image) for r in sorted(readings.values(), key=lambda r: r.node_id))
