@@ -137,7 +137,7 @@ def test_an_oversized_frame_or_a_huge_count_is_refused(monkeypatch: pytest.Monke
     huge = frame[:at] + b"\xff\xff\xff\xff\x0f" + frame[at + 1:]
     with pytest.raises(DecodeError, match="BrokerRegistrationRequest v0: listeners"):
         kraft_frames.parse_request(huge)
-    monkeypatch.setattr(kraft_frames, "DEFAULT_MAX_FRAME_SIZE", len(frame) - 1)
+    monkeypatch.setattr(kraft_frames.TABLE, "max_frame", len(frame) - 1)
     with pytest.raises(DecodeError, match="over the maximum frame size"):
         kraft_frames.parse_request(frame)
     with pytest.raises(DecodeError, match="over the maximum frame size"):
