@@ -44,7 +44,7 @@ def summary(state: ZkState) -> str:
     )
 
 
-@click.command("audit", short_help="Check ZooKeeper's state against the invariants.")
+@click.command("audit", short_help="Check a cluster (ZooKeeper or KRaft) against the invariants.")
 @zookeeper_auth_option
 @click.option("--connect-timeout", type=click.FloatRange(min=0.1),
               default=DEFAULT_CONNECT_TIMEOUT_S, show_default=True,
