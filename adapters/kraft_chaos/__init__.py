@@ -1,0 +1,13 @@
+"""The KRaft fault campaign (``kcontrol chaos --mode kraft``, issue 26): a live quorum of
+controller processes and brokers under kill -9, SIGSTOP, disk faults and network faults, with
+admin work running and the live audit after every fault.
+
+Modules:
+
+- ``proxy``: a frame-aware TCP proxy per directed link between nodes (cut a node off, drop
+  one direction's messages), and ``ProxiedKRaftCluster``, a cluster whose nodes dial each
+  other through it;
+- ``disk``: a small filesystem (tmpfs) under a controller's metadata directory, made full
+  or read-only on demand;
+- the campaign itself (plan, workload, observation, report, runner).
+"""
