@@ -40,6 +40,7 @@ from typing import Any, Protocol
 
 from adapters.raft_node.appends import MAX_PENDING, AppendTicket, LocalAppend, PendingAppends
 from adapters.raft_node.calls import Call, Replies
+from adapters.raft_node.halt_reason import halt_reason
 from adapters.raft_node.inbox import CLOSED, Inbox
 from adapters.raft_node.port import NodeLog, NodePort, NodeTransport
 from adapters.raft_node.status import NodeStatus
@@ -352,7 +353,7 @@ class RaftNodeShell:
             self._cond.notify_all()
 
     def _halt(self, exc: BaseException) -> None:
-        reason = f"{type(exc).__name__}: {exc}"
+        reason = halt_reason(exc, getattr(self.log, "directory", None))
         log.critical("%s halted: %s", self.prefix, reason, exc_info=exc)
         self._status = _with(self._status, failure=reason)
         self.queue.close()

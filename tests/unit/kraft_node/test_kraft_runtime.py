@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
+import time
 import types
 from pathlib import Path
 from typing import Any
@@ -129,3 +131,39 @@ def test_a_broker_that_exits_by_itself_ends_the_process_as_halted(
     parts.start()
     seen["on_exit"]("initial registration timed out")
     assert lifetime.done.is_set() and lifetime.halted == ["initial registration timed out"]
+
+
+def test_a_halted_node_whose_parts_do_not_stop_exits_anyway(
+        caplog: pytest.LogCaptureFixture) -> None:
+    lifetime = Lifetime()
+    lifetime.on_halt("metadata log I/O error in /d: errno 28 ENOSPC (No space left on device)")
+    exited: list[int] = []
+    released = threading.Event()
+
+    def exit_now(code: int) -> None:
+        exited.append(code)
+        released.set()  # a real os._exit never returns; here the stuck stop is let go
+
+    def stuck_stop(graceful: bool) -> None:
+        assert released.wait(20), "the watchdog never fired"
+
+    with caplog.at_level(logging.ERROR):
+        status = runtime.run_until_stopped(lambda: None, stuck_stop, lifetime, "node 1",
+                                           halt_grace_s=0.2, exit_now=exit_now)
+    assert status == 3 and exited == [3]
+    assert "halted: metadata log I/O error in /d: errno 28 ENOSPC" in caplog.text
+    assert "did not stop within 0.2 s of its halt" in caplog.text
+
+
+def test_a_halted_node_that_stops_in_time_is_not_cut_short() -> None:
+    lifetime = Lifetime()
+    lifetime.on_halt("boom")
+    exited: list[int] = []
+    status = runtime.run_until_stopped(lambda: None, lambda graceful: None, lifetime,
+                                       "node 1", halt_grace_s=0.05, exit_now=exited.append)
+    assert status == 3
+    deadline = time.monotonic() + 20
+    while any(t.name == "kcontrol-halt-watchdog" for t in threading.enumerate()):
+        assert time.monotonic() < deadline, "the cancelled watchdog is still alive"
+        time.sleep(0.01)
+    assert exited == []  # its thread ended without firing: it never will
