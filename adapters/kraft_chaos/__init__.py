@@ -4,9 +4,10 @@ admin work running and the live audit after every fault.
 
 Modules:
 
-- ``proxy``: a frame-aware TCP proxy per directed link between nodes (cut a node off, drop
-  one direction's messages), and ``ProxiedKRaftCluster``, a cluster whose nodes dial each
-  other through it;
+- ``proxy``: ``ProxyMesh``, a frame-aware TCP proxy per directed link between nodes (cut a
+  node off, drop one direction's messages);
+- ``proxied_cluster``: ``ProxiedKRaftCluster``, a cluster whose nodes dial the controllers
+  through the mesh, chosen nodes' data on a ``SmallDisk``;
 - ``disk``: a small filesystem (tmpfs) under a controller's metadata directory, made full
   or read-only on demand;
 - the campaign itself (plan, workload, observation, report, runner).
