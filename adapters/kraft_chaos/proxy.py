@@ -21,7 +21,8 @@ Bounds: a frame longer than ``max_frame_bytes`` (or with a negative length) clos
 connection, both sides, with a log line; a socket is read only while the bytes waiting to
 be written to the other side are under ``OUT_LIMIT`` (the slower side holds back the faster
 one); at most ``max_connections`` open connections per link (more are accepted and closed).
-An upstream that cannot be connected closes the accepted side.
+An upstream that cannot be connected closes the accepted side (an INFO line: a target killed
+on purpose is routine in a fault campaign; ``stats()`` counts them).
 
 Closing the dialing side of a connection closes its upstream side too (and the other way
 round), in any mode.
@@ -290,7 +291,7 @@ class ProxyMesh:
                     else:
                         pair, end = key.data
                         if not pair.closed:
-                            self._serve(pair, end, mask)
+                            self._serve_safely(pair, end, mask)
         except Exception:  # a bug here must not leave the sockets open behind a dead thread
             log.exception("proxy I/O thread failed; closing every link")
         finally:
@@ -332,10 +333,19 @@ class ProxyMesh:
 
     def _connect_failed(self, pair: _Pair, code: int) -> None:
         link = pair.link
-        log.warning("link %s: connecting upstream %s:%d failed (%s); closing the accepted "
-                    "connection", link.name, *link.upstream, errno.errorcode.get(code, code))
+        log.info("link %s: connecting upstream %s:%d failed (%s); closing the accepted "
+                 "connection", link.name, *link.upstream, errno.errorcode.get(code, code))
         self._count(link, connect_failures=1)
         self._close_pair(pair)
+
+    def _serve_safely(self, pair: _Pair, end: _End, mask: int) -> None:
+        """``_serve``; a failure it did not expect (a bug) closes that connection only, with
+        its traceback in the log, and the other links carry on."""
+        try:
+            self._serve(pair, end, mask)
+        except Exception:
+            log.exception("link %s: serving a connection failed; closing it", pair.link.name)
+            self._close_pair(pair)
 
     def _serve(self, pair: _Pair, end: _End, mask: int) -> None:
         if end.connecting:

@@ -91,6 +91,8 @@ def test_an_isolated_active_controller_is_replaced_and_rejoins_as_a_follower(
                     and image.get("brokers", {}).get("1", {}).get("fenced") is False)
 
         poll_until(f"broker 1 follows controller {leader}", broker_follows)
+        to_leader = c.mesh.stats()[(c.brokers[1].name, c.controllers[leader].name)]
+        assert to_leader["requests_forwarded"] > 0  # the broker reaches it through the mesh
         dropped = sum(s["frames_dropped"] for k, s in c.mesh.stats().items() if old.name in k)
         assert dropped > 0
     finally:

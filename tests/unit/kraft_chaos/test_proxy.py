@@ -184,3 +184,23 @@ def test_frames_split_anyhow_across_writes_are_relayed_byte_exact(
         for lo, hi in zip(points, points[1:], strict=False):
             c.sendall(stream[lo:hi])
         assert recv_exact(c, len(stream)) == stream
+
+
+def test_a_failure_serving_one_connection_closes_only_that_one(
+        mesh: ProxyMesh, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = mesh._drops
+    poison = [True]
+
+    def drops_once_broken(link: object, request: bool) -> bool:
+        if poison and request:
+            poison.clear()
+            raise RuntimeError("a bug in the proxy")
+        return real(link, request)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(mesh, "_drops", drops_once_broken)
+    with dial(mesh.port(A, B)) as broken:
+        broken.sendall(frame(b"boom"))
+        assert recv_exact(broken, 1) == b""
+    with dial(mesh.port(A, B)) as fine:
+        fine.sendall(frame(b"still here"))
+        assert recv_frame(fine) == b"still here"
