@@ -31,18 +31,22 @@ from adapters.cluster.kraft_launcher import (
 from adapters.cluster.kraft_nodes import HOST, KRaftNode
 from adapters.kraft_chaos.disk import SmallDisk
 from adapters.kraft_chaos.proxy import ProxyMesh
+from adapters.raft_transport.transport import DEFAULT_MAX_FRAME_SIZE
 
 DISK_MIB = 64
 
 
 class ProxiedKRaftCluster(KRaftCluster):
     """``KRaftCluster``'s arguments, and: ``small_disks`` (node ids on a tmpfs of ``disk_mib``
-    MiB), ``seed`` (the mesh's drop decisions), ``max_frame_bytes`` (the mesh's frame
-    bound)."""
+    MiB), ``seed`` (the mesh's drop decisions), ``max_frame_bytes`` (the mesh's frame bound:
+    by default the quorum transport's own, so the proxy never refuses a frame the nodes
+    would take -- a Fetch answer carries up to 8 MiB of records plus its headers, over
+    ``ProxyMesh``'s 8 MiB default)."""
 
     def __init__(self, directory: str | os.PathLike[str], controllers: int = 3,
                  brokers: int = 3, *, small_disks: Iterable[int] = (), disk_mib: int = DISK_MIB,
-                 seed: int = 0, max_frame_bytes: int = 8 << 20, **kwargs: Any) -> None:
+                 seed: int = 0, max_frame_bytes: int = DEFAULT_MAX_FRAME_SIZE,
+                 **kwargs: Any) -> None:
         # properties(), called by the base constructor, adds the mesh's links
         self.mesh = ProxyMesh(HOST, seed=seed, max_frame_bytes=max_frame_bytes)
         self.disks: dict[int, SmallDisk] = {}

@@ -41,3 +41,13 @@ def test_voters_differ_only_in_ports_and_name_the_links(tmp_path: Path) -> None:
 def test_a_small_disk_for_no_such_node_is_refused(tmp_path: Path) -> None:
     with pytest.raises(KRaftClusterError, match=r"small disks for \[3007\]"):
         ProxiedKRaftCluster(tmp_path / "k", 3, 0, backend=NODE, small_disks=[3007])
+
+
+def test_the_mesh_takes_every_frame_the_quorum_transport_takes(tmp_path: Path) -> None:
+    from adapters.raft_transport.transport import DEFAULT_MAX_FRAME_SIZE
+
+    c = ProxiedKRaftCluster(tmp_path / "k", 3, 0, backend=NODE)
+    try:
+        assert c.mesh.max_frame_bytes == DEFAULT_MAX_FRAME_SIZE
+    finally:
+        c.mesh.close()
