@@ -4,7 +4,8 @@ assembled and started; ``.stop()`` (the SIGTERM path) and ``.status()``.
 Start order: the client listeners are bound (a port 0 becomes the port the broker registers
 and advertises) -> the two controller channels' threads (the core's requests; the forwarded
 admin requests) -> the core's event thread (``Start`` with a fresh incarnation id and the
-replica directories found under ``log.dirs``) -> the metadata observer (its committed records
+replica directories found under ``log.dirs``) and the ISR expander's (``isr_expander``; not
+with ``kcontrol.isr.expander.enable=false``) -> the metadata observer (its committed records
 and the leader it follows flow into the core and the channels) -> the client listeners accept
 -> the admin socket (``admin_ops``: ``status``, and ``broker_state`` for the audit; in
 combined mode added to the node's own socket, ``status`` there named ``broker_status``) ->
@@ -12,10 +13,11 @@ the metrics endpoint (``metrics``; ``kcontrol.metrics.port``, broker-only nodes)
 
 ``stop()``: SIGTERM to the core -- in RUNNING a controlled shutdown through heartbeats
 (``want_shut_down`` until the controller answers ``should_shut_down``), else straight to
-SHUTTING_DOWN -- waited for at most ``shutdown_wait_s``; then the admin socket, the
-listeners, the observer, the core's thread and the channels stop, in that order. An ``Exit`` the core decides by
-itself (the initial registration timed out) or a halt calls ``on_exit(reason)``; by default
-the process is sent SIGTERM, which ``run_node``'s loop turns into this same ``stop()``.
+SHUTTING_DOWN -- waited for at most ``shutdown_wait_s``; then the ISR expander, the admin
+socket, the listeners, the observer, the core's thread and the channels stop, in that order.
+An ``Exit`` the core decides by itself (the initial registration timed out) or a halt calls
+``on_exit(reason)``; by default the process is sent SIGTERM, which ``run_node``'s loop turns
+into this same ``stop()``.
 
 Combined mode (``controller_node``: the ``QuorumNode`` of this process, a voter): the broker
 reads the node's own metadata log (``local_feed``) instead of observing the quorum; the rest
@@ -38,6 +40,7 @@ from adapters.kraft_broker.client_listener import ClientListener
 from adapters.kraft_broker.controller_channel import ControllerChannel
 from adapters.kraft_broker.core_requests import CoreRequests, frame_request
 from adapters.kraft_broker.forwarding import Forwarder
+from adapters.kraft_broker.isr_expander import IsrExpander
 from adapters.kraft_broker.local_feed import LocalMetadataFeed
 from adapters.kraft_broker.metrics import BrokerMetrics
 from adapters.kraft_broker.observer import MetadataObserver
@@ -90,6 +93,9 @@ class KRaftBrokerNode:
         waits behind a CreateTopics waiting for its commit), as Kafka's broker keeps one
         channel per purpose."""
         self.shell: BrokerShell | None = None
+        self.expander: IsrExpander | None = None
+        """Takes live replicas back into the ISRs this broker leads (``isr_expander``);
+        None with ``kcontrol.isr.expander.enable=false``."""
         self.observer: MetadataObserver | LocalMetadataFeed | None = None
         self.replicas: ReplicaDirs | None = None
         self.endpoints: tuple[BrokerEndpoint, ...] = ()
@@ -135,9 +141,14 @@ class KRaftBrokerNode:
         self.shell = BrokerShell(core, CoreRequests(self.channel, self._submit,
                                                     request_timeout_s, self.broker_id),
                                  self.replicas, on_exit=self._exited)
+        if s.isr_expander_enable:
+            self.expander = IsrExpander(self.broker_id, self.shell.call, self._submit)
+            self.shell.on_image_change(self.expander.wake)
         for channel in channels.values():
             channel.start()
         self.shell.start(local)
+        if self.expander is not None:
+            self.expander.start()
 
         def on_leader(leader: int, _epoch: int) -> None:
             for channel in channels.values():
@@ -187,6 +198,8 @@ class KRaftBrokerNode:
             except TimeoutError:
                 log.warning("[broker %d] controlled shutdown not over within %g s: stopping "
                             "anyway (%s)", self.broker_id, wait_s, shell.status.state)
+        if self.expander is not None:
+            self.expander.stop()
         if self.admin is not None:
             self.admin.close()
         if self.metrics is not None:

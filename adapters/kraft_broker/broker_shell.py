@@ -15,6 +15,10 @@ through ``KRaftBrokerDriver`` and carries out the effects in order (``BrokerPort
 * ``LifecycleChange`` -> a line of the state-change log (``kcontrol.broker.state.change``)
   and of the server log.
 
+After each item the core's notes (events it ignored, AlterPartition errors) are drained into
+the server log, and the listeners of ``on_image_change`` are called if the metadata offset
+moved (the ISR expander's ``wake``).
+
 Who puts what: the observer's thread puts committed metadata, the channel's thread the
 controller's answers, a signal handler ``SigTerm`` -- these wait while the queue is full
 (dropping one would leave the core waiting for an answer or looking at a gap); clients put
@@ -111,6 +115,7 @@ class BrokerShell:
         self._tokens = threading.Lock()
         self._cond = threading.Condition()
         self._status = BrokerStatus(core.broker_id)
+        self._image_listeners: list[Callable[[], None]] = []
         self._running = False
         self._exiting = False
         self._thread: threading.Thread | None = None
@@ -175,6 +180,11 @@ class BrokerShell:
         if not self._put(_Call(fn, future), client=True):
             future.set_exception(RuntimeError("the broker's queue is full or it stopped"))
         return future
+
+    def on_image_change(self, listener: Callable[[], None]) -> None:
+        """Call ``listener()`` on the event thread after each item that moved the metadata
+        offset (it must only signal: ``IsrExpander.wake``). Add listeners before ``start``."""
+        self._image_listeners.append(listener)
 
     @property
     def status(self) -> BrokerStatus:
@@ -258,10 +268,13 @@ class BrokerShell:
 
     def _publish(self) -> None:
         core = self.core
+        for note in core.drain_notes():  # logged, so the list stays short
+            log.info("%s %s", self.prefix, note)
         me = core.image.brokers.get(core.broker_id)
         replicas = core.replicas()
         leaders = sum(1 for _, r in replicas if r.leader == core.broker_id)
         incarnation = core.incarnation_id
+        moved = core.metadata_offset != self._status.metadata_offset
         self._status = dataclasses.replace(
             self._status, state=core.state.value, broker_epoch=core.broker_epoch,
             metadata_offset=core.metadata_offset, fenced=None if me is None else me.fenced,
@@ -270,6 +283,9 @@ class BrokerShell:
             replicas=len(replicas), leaders=leaders)
         with self._cond:
             self._cond.notify_all()
+        if moved:
+            for listener in self._image_listeners:
+                listener()
 
     def _fail_replies(self, why: str) -> None:
         with self._tokens:

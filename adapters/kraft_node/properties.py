@@ -81,12 +81,16 @@ INT_KEYS: dict[str, tuple[str, int, int]] = {
 }
 """key -> (NodeSettings field, lowest, highest)."""
 
+BOOL_KEYS: dict[str, str] = {
+    "kcontrol.isr.expander.enable": "isr_expander_enable",
+}
+"""Our own boolean keys -> their ``NodeSettings`` field (default true)."""
 KNOWN_KEYS = frozenset({
     "process.roles", "node.id", "broker.id", "controller.quorum.voters",
     "controller.listener.names", "listeners", "advertised.listeners",
     "listener.security.protocol.map", "inter.broker.listener.name",
     "security.inter.broker.protocol", "log.dirs", "log.dir", "metadata.log.dir",
-    "controlled.shutdown.enable", "broker.rack", *INT_KEYS})
+    "controlled.shutdown.enable", "broker.rack", *BOOL_KEYS, *INT_KEYS})
 NOT_USED_IN_KRAFT = ("broker.id.generation.enable", "reserved.broker.max.id")
 """Keys Kafka ignores in KRaft mode (as it does every ``zookeeper.*`` key but
 ``zookeeper.connect``): a warning."""
@@ -178,12 +182,14 @@ def settings_from_properties(props: Mapping[str, str], warn: Warn | None = None
             for key, (name, low, high) in INT_KEYS.items()
             if (text := _value(props, key)) is not None}
     _check_heartbeat(ints)
+    bools = {name: parse_bool(key, text) for key, name in BOOL_KEYS.items()
+             if (text := _value(props, key)) is not None}
     shutdown = _value(props, "controlled.shutdown.enable")
     extra = {k: v for k, v in props.items() if k not in KNOWN_KEYS}
     for key in extra:
         if key.startswith("kcontrol."):
             raise ConfigError(key, "unknown kcontrol key (ours are: " + ", ".join(
-                sorted(k for k in INT_KEYS if k.startswith("kcontrol."))) + ")")
+                sorted(k for k in (*INT_KEYS, *BOOL_KEYS) if k.startswith("kcontrol."))) + ")")
     return NodeSettings(
         process_roles=roles, node_id=node_id, quorum_voters=voters,
         controller_listener_names=controller_names, listeners=listeners,
@@ -191,7 +197,7 @@ def settings_from_properties(props: Mapping[str, str], warn: Warn | None = None
         inter_broker_listener_name=inter_broker,
         controlled_shutdown_enable=(True if shutdown is None
                                     else parse_bool("controlled.shutdown.enable", shutdown)),
-        rack=_value(props, "broker.rack"), extra=extra, **ints)
+        rack=_value(props, "broker.rack"), extra=extra, **ints, **bools)
 
 
 def _zookeeper_keys(props: Mapping[str, str], warn: Warn) -> None:

@@ -63,6 +63,9 @@ class NodeSettings:
     """``default.replication.factor``."""
     controlled_shutdown_enable: bool = True
     """``controlled.shutdown.enable``."""
+    isr_expander_enable: bool = True
+    """Our own ``kcontrol.isr.expander.enable``: a leader broker takes its live replicas back
+    into the ISR (``adapters.kraft_broker.isr_expander``; there is no follower fetching)."""
     rack: str | None = None
     """``broker.rack``."""
     admin_port: int = 0

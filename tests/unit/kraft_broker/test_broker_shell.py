@@ -6,6 +6,7 @@ image, SIGTERM through heartbeats to Exit, and a failure halting it."""
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -134,4 +135,49 @@ def test_an_exception_in_an_effect_halts_the_broker(tmp_path: Path) -> None:
         assert shell.status.failure == "OSError: disk gone"
         assert not shell.submit(MetadataFetched(0, ()))
     finally:
+        shell.stop()
+
+
+def test_the_isr_expander_on_the_shell_takes_a_returning_broker_back(tmp_path: Path) -> None:
+    """The expander's thread woken by the shell's image listener, reading the core through
+    ``call`` and asking through ``submit``: broker 2, fenced and back, rejoins the ISR."""
+    from adapters.kraft_broker.isr_expander import IsrExpander
+
+    h = Harness()
+    shell, channel = _shell(tmp_path, h)
+    offsets: list[int] = []
+    shell.on_image_change(lambda: offsets.append(shell.core.metadata_offset))
+    expander = IsrExpander(1, shell.call, shell.submit, interval_s=60.0, min_gap_s=0.0)
+    shell.on_image_change(expander.wake)
+
+    def publish() -> None:
+        with channel.lock:
+            shell.submit(MetadataFetched(channel.fetched, tuple(h.log[channel.fetched:])))
+            channel.fetched = len(h.log)
+
+    def isr() -> tuple[int, ...]:
+        with channel.lock:
+            return h.partition("t").isr
+
+    try:
+        shell.start()
+        expander.start()
+        shell.wait_for(lambda s: s.state == "RUNNING" and s.fenced is False, WAIT_S)
+        with channel.lock:
+            h.start_brokers(2)
+            h.create("t", assignments=((0, (1, 2)),))
+            assert h.heartbeat(2, want_fence=True).is_fenced
+        publish()
+        shell.wait_for(lambda s: s.leaders == 1, WAIT_S)
+        assert isr() == (1,)
+        with channel.lock:
+            assert not h.heartbeat(2).is_fenced  # back: the next image wakes the expander
+        publish()
+        deadline = time.monotonic() + WAIT_S
+        while isr() != (1, 2):
+            assert time.monotonic() < deadline, f"ISR {isr()}"
+            time.sleep(0.01)
+        assert offsets == sorted(set(offsets)) and offsets[-1] >= 0
+    finally:
+        expander.stop()
         shell.stop()

@@ -73,7 +73,7 @@ def test_every_typed_key_is_read() -> None:
         "default_replication_factor": "3", "kcontrol_admin_port": "19500",
         "kcontrol_metrics_port": "19501", "kcontrol_metadata_snapshot_every_records": "1000",
         "controlled_shutdown_enable": "FALSE", "broker_rack": "rack-a",
-        "metadata_log_dir": "/tmp/kc-meta", "inter_broker_listener_name": "plaintext",
+        "kcontrol_isr_expander_enable": "False", "metadata_log_dir": "/tmp/kc-meta", "inter_broker_listener_name": "plaintext",
         "num_network_threads": "3"})
     assert (s.broker_heartbeat_interval_ms, s.broker_session_timeout_ms) == (500, 4000)
     assert s.initial_broker_registration_timeout_ms == 7000
@@ -83,6 +83,7 @@ def test_every_typed_key_is_read() -> None:
     assert (s.default_replication_factor, s.admin_port, s.metrics_port) == (3, 19500, 19501)
     assert s.metadata_snapshot_every_records == 1000
     assert s.controlled_shutdown_enable is False and s.rack == "rack-a"
+    assert s.isr_expander_enable is False and settings(COMBINED).isr_expander_enable is True
     assert s.metadata_log_dir == Path("/tmp/kc-meta")
     assert s.inter_broker_listener_name == "PLAINTEXT"
     assert s.extra == {"num.network.threads": "3"}
@@ -225,6 +226,8 @@ REFUSED = [
      "kcontrol.metadata.snapshot.every.records", "out of range"),
     (COMBINED, {"kcontrol.admin.prot": "1"}, "kcontrol.admin.prot", "unknown kcontrol key"),
     (COMBINED, {"controlled.shutdown.enable": "yes"}, "controlled.shutdown.enable",
+     "not a boolean"),
+    (COMBINED, {"kcontrol.isr.expander.enable": "1"}, "kcontrol.isr.expander.enable",
      "not a boolean"),
     (COMBINED, {"zookeeper.connect": "127.0.0.1:2181"}, "zookeeper.connect", "does not use"),
     (COMBINED, {"control.plane.listener.name": "CONTROLLER"}, "control.plane.listener.name",

@@ -1,0 +1,284 @@
+"""``IsrExpander``: what stands in for follower catch-up in a KRaft broker without logs.
+
+kcontrol brokers hold no records, so no follower ever catches up by fetching. In Kafka the
+leader adds a follower back to the ISR (AlterPartition to the active controller) once it has
+fetched up to the leader's log end; here a leader counts an assigned replica as caught up as
+soon as that replica's broker may join an ISR at all, in the broker's own committed image:
+registered, unfenced and not in controlled shutdown -- the brokers Kafka's controller accepts
+(any other is INELIGIBLE_REPLICA). The ZooKeeper mode's ``adapters.broker.isr_expander``
+makes the same choice from its metadata cache.
+
+Three parts:
+
+* ``scan(core)`` -- pure, read-only, run on the core's event thread (``BrokerShell.call``):
+  for each partition the broker leads (in RUNNING), with the core's view equal to the image
+  (same leader epoch and partition epoch: an AlterPartition answer ahead of its record waits
+  for it), the ISR it would ask for: ``isr + joining``, joining = the replicas of the image
+  (a reassignment's adding replicas included) not in the ISR whose broker may join. Also the
+  partitions with an AlterPartition in flight or a wish queued in the core (``busy``);
+* ``Chooser`` -- pure, on the expander's thread, with the time passed in: which of those to
+  ask for now. A busy partition is never asked (the core keeps one AlterPartition in flight
+  per partition; its lost requests it resends itself). A partition asked before is asked
+  again only when its (leader epoch, partition epoch, wanted ISR) changed -- the image moved
+  it -- or after a backoff that doubles from ``backoff_s`` to ``max_backoff_s`` while the
+  same ask keeps failing. At most ``batch`` partitions are busy at once (the new asks of a
+  round are cut to ``batch`` less those already busy): the controller channel's queue, which
+  the heartbeats share, stays short. It also says what became of earlier asks: granted (the
+  partition no longer wants an expansion), refused (the same ask stands, nothing changed:
+  the controller answered an error -- FENCED_LEADER_EPOCH, INVALID_UPDATE_VERSION,
+  INELIGIBLE_REPLICA... -- which the core handles by dropping the wish and waiting for
+  metadata) or overtaken (the partition moved on before it was granted);
+* ``IsrExpander`` -- the thread: a round when the image changed (``wake``, called by the
+  shell after an event moved the metadata offset), at least every ``interval_s``, at most
+  one per ``min_gap_s``; each chosen ask becomes ``IsrChangeWanted`` to the core, which
+  sends AlterPartition. Each round that asks, and the outcomes, are one INFO line each
+  (``kcontrol.kraft.broker``), naming at most ``LOG_NAMES`` partitions.
+
+Errors are the core's to handle (``fsm.kraft.broker.alter_partition``): a partition-level
+error drops the wish until the metadata says what happened; NOT_CONTROLLER, a lost request
+or a request-level error re-queue it for the next heartbeat. The expander never shrinks an
+ISR: the controller removes fenced and shutting-down brokers.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+
+from fsm.kraft.broker import KRaftBroker, Role
+from fsm.kraft.broker.events import IsrChangeWanted, PartitionKey
+from fsm.kraft.broker_lifecycle_states import KRaftBrokerState
+from fsm.kraft.image import MetadataImage
+from fsm.kraft.records.values import Replicas
+
+log = logging.getLogger("kcontrol.kraft.broker")
+
+BATCH = 64
+"""Partitions with an AlterPartition of the broker in flight (or queued), at most."""
+BACKOFF_S = 1.0
+MAX_BACKOFF_S = 8.0
+INTERVAL_S = 2.0
+MIN_GAP_S = 0.1
+READ_TIMEOUT_S = 10.0
+LOG_NAMES = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Expansion:
+    """Ask to grow ``key``'s ISR from ``isr`` to ``new_isr``, as its leader in
+    ``leader_epoch`` holding ``partition_epoch``."""
+
+    key: PartitionKey
+    name: str
+    leader_epoch: int
+    partition_epoch: int
+    isr: Replicas
+    new_isr: Replicas
+
+    @property
+    def version(self) -> tuple[int, int, Replicas]:
+        return self.leader_epoch, self.partition_epoch, self.new_isr
+
+    def __str__(self) -> str:
+        joining = [b for b in self.new_isr if b not in self.isr]
+        return f"{self.name} {list(self.isr)}+{joining}"
+
+
+@dataclass(frozen=True, slots=True)
+class Scan:
+    """One moment of the core: the expansions it would take, and its busy partitions."""
+
+    found: dict[PartitionKey, Expansion] = field(default_factory=dict)
+    busy: frozenset[PartitionKey] = frozenset()
+
+
+def eligible_brokers(image: MetadataImage) -> frozenset[int]:
+    """The brokers that may join an ISR: registered, unfenced, not in controlled shutdown."""
+    return frozenset(b for b, reg in image.brokers.items()
+                     if not reg.fenced and not reg.in_controlled_shutdown)
+
+
+def scan(core: KRaftBroker) -> Scan:
+    """Read-only, on the core's event thread (see the module docstring)."""
+    if core.state is not KRaftBrokerState.RUNNING or core.broker_epoch is None:
+        return Scan()
+    image = core.image
+    eligible = eligible_brokers(image)
+    busy = frozenset(core.alter_partition_in_flight()) | frozenset(
+        k for k, _ in core.queued_isr_wishes())
+    found = {}
+    me = core.broker_id
+    for key, r in core.replicas():
+        if r.role is not Role.LEADER:
+            continue
+        t = image.topics.get(key[0])
+        p = None if t is None else t.partitions.get(key[1])
+        if t is None or p is None or p.leader != me or p.leader_epoch != r.leader_epoch \
+                or p.partition_epoch != r.partition_epoch:
+            continue
+        joining = tuple(b for b in p.replicas if b not in r.isr and b in eligible)
+        if joining:
+            found[key] = Expansion(key, f"{t.name}-{key[1]}", r.leader_epoch,
+                                   r.partition_epoch, r.isr, r.isr + joining)
+    return Scan(found, busy)
+
+
+@dataclass(slots=True)
+class _Asked:
+    ask: Expansion
+    at: float
+    backoff: float
+    settled: bool = False
+
+
+@dataclass(slots=True)
+class Outcomes:
+    granted: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    overtaken: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.granted or self.refused or self.overtaken)
+
+    def __str__(self) -> str:
+        return "; ".join(f"{len(names)} {what}{_names(names)}" for what, names in (
+            ("granted", self.granted), ("refused", self.refused),
+            ("overtaken", self.overtaken)) if names)
+
+
+class Chooser:
+    """Which expansions to ask for now (see the module docstring); pure, the time passed in."""
+
+    def __init__(self, batch: int = BATCH, backoff_s: float = BACKOFF_S,
+                 max_backoff_s: float = MAX_BACKOFF_S) -> None:
+        if batch < 1 or backoff_s <= 0 or max_backoff_s < backoff_s:
+            raise ValueError(f"batch {batch} >= 1 and 0 < backoff {backoff_s} <= max backoff "
+                             f"{max_backoff_s}, please")
+        self.batch = batch
+        self.backoff_s = backoff_s
+        self.max_backoff_s = max_backoff_s
+        self._asked: dict[PartitionKey, _Asked] = {}
+
+    @property
+    def asked(self) -> dict[PartitionKey, Expansion]:
+        """What was asked last of each partition still followed."""
+        return {k: a.ask for k, a in self._asked.items()}
+
+    def choose(self, s: Scan, now: float) -> tuple[list[Expansion], Outcomes]:
+        outcomes = Outcomes()
+        for key in [k for k in self._asked if k not in s.found and k not in s.busy]:
+            a = self._asked.pop(key)
+            if not a.settled:
+                outcomes.granted.append(str(a.ask))
+        budget = self.batch - len(s.busy)
+        chosen = []
+        for key, e in s.found.items():
+            if key in s.busy:
+                continue
+            a = self._asked.get(key)
+            backoff = self.backoff_s
+            if a is not None and a.ask.version == e.version:
+                if not a.settled:
+                    outcomes.refused.append(str(e))
+                    a.settled = True
+                if now < a.at + a.backoff:
+                    continue
+                backoff = min(a.backoff * 2, self.max_backoff_s)
+            elif a is not None and not a.settled:
+                outcomes.overtaken.append(str(a.ask))
+                a.settled = True
+            if budget <= 0:
+                continue
+            budget -= 1
+            chosen.append(e)
+            self._asked[key] = _Asked(e, now, backoff)
+        return chosen, outcomes
+
+
+def _names(names: list[str]) -> str:
+    shown = ", ".join(names[:LOG_NAMES])
+    more = f", and {len(names) - LOG_NAMES} more" if len(names) > LOG_NAMES else ""
+    return f" ({shown}{more})"
+
+
+Reader = Callable[[Callable[[KRaftBroker], Scan]], Future[Scan]]
+
+
+class IsrExpander:
+    """The expander's thread over a broker shell: ``read`` is ``BrokerShell.call``,
+    ``submit`` its ``submit``; ``wake`` after the image changed."""
+
+    def __init__(self, broker_id: int, read: Reader, submit: Callable[[object], bool], *,
+                 chooser: Chooser | None = None, interval_s: float = INTERVAL_S,
+                 min_gap_s: float = MIN_GAP_S,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.broker_id = broker_id
+        self.read = read
+        self.submit = submit
+        self.chooser = chooser or Chooser()
+        self.interval_s = interval_s
+        self.min_gap_s = min_gap_s
+        self.clock = clock
+        self.prefix = f"[broker {broker_id}]"
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True,
+                                        name=f"kcontrol-kraft-broker-{broker_id}-isr")
+
+    def start(self) -> IsrExpander:
+        self._thread.start()
+        return self
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread.ident is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(self.interval_s)
+            self._wake.clear()
+            if self._stop.is_set():
+                break
+            try:
+                self.round()
+            except Exception:  # noqa: BLE001 -- try again next round
+                log.exception("%s ISR expansion round failed", self.prefix)
+            self._stop.wait(self.min_gap_s)
+
+    def round(self) -> list[Expansion]:
+        """One round: read the core, choose, ask; what was asked."""
+        try:
+            s = self.read(scan).result(READ_TIMEOUT_S)
+        except RuntimeError:  # the shell stopped or its queue is full: next round
+            return []
+        except TimeoutError:
+            log.warning("%s ISR expansion: the core did not answer a read in %g s",
+                        self.prefix, READ_TIMEOUT_S)
+            return []
+        chosen, outcomes = self.chooser.choose(s, self.clock())
+        if outcomes:
+            log.info("%s ISR expansion outcome: %s", self.prefix, outcomes)
+        asked = _submit_all(chosen, self.submit)
+        if asked:
+            log.info("%s ISR expansion asked for %d partition(s)%s", self.prefix, len(asked),
+                     _names([str(e) for e in asked]))
+        return asked
+
+
+def _submit_all(chosen: Iterable[Expansion], submit: Callable[[object], bool]
+                ) -> list[Expansion]:
+    out = []
+    for e in chosen:
+        if not submit(IsrChangeWanted(e.key[0], e.key[1], e.new_isr)):
+            break  # the shell stopped
+        out.append(e)
+    return out
