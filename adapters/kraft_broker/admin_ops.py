@@ -14,6 +14,8 @@ read on the core's event thread (``BrokerShell.call``) so an answer is one momen
   ``IsrChangeWanted`` to the core, which as the partition's leader sends AlterPartition to
   the active controller. Answers ``{"isr", "partition_epoch"}`` once the broker holds that ISR
   (the controller's answer or the committed record), within ``timeout`` seconds (default 10).
+  The replicas it takes out count as fallen behind: the ISR expander (``isr_expander``) keeps
+  them out of that partition's ISR for ``hold`` seconds (default 30, at most 600; 0: none).
 
 In combined mode the node's ``QuorumNode`` already serves an admin socket: these operations
 join its own there.
@@ -22,7 +24,7 @@ join its own there.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
@@ -31,7 +33,7 @@ from adapters.kraft_audit.images import ImagePages, encoded_records
 from adapters.kraft_audit.node_ops import later_page
 from adapters.raft_node.admin import AdminError
 from fsm.kraft.broker import KRaftBroker, Role
-from fsm.kraft.broker.events import IsrChangeWanted
+from fsm.kraft.broker.events import IsrChangeWanted, PartitionKey
 
 TIMEOUT_S = 30.0
 CACHED_IMAGES = 8
@@ -39,11 +41,16 @@ MAX_WAIT_S = 60.0
 POLL_S = 0.02
 
 AdminOp = Callable[[dict[str, Any]], dict[str, Any]]
+Hold = Callable[[PartitionKey, Iterable[int], float], None]
+DEFAULT_HOLD_S = 30.0
+MAX_HOLD_S = 600.0
 
 
 def broker_ops(on_core: Callable[[Callable[[KRaftBroker], Any]], Future[Any]],
                status: Callable[[], dict[str, Any]],
-               submit: Callable[[object], bool]) -> dict[str, AdminOp]:
+               submit: Callable[[object], bool],
+               hold: Hold | None = None) -> dict[str, AdminOp]:
+    """``hold(key, brokers, seconds)``: the ISR expander's (None: no expander)."""
     pages = ImagePages(CACHED_IMAGES)
 
     def read(core: KRaftBroker) -> dict[str, Any]:
@@ -68,11 +75,14 @@ def broker_ops(on_core: Callable[[Callable[[KRaftBroker], Any]], Future[Any]],
     def isr_change(req: dict[str, Any]) -> dict[str, Any]:
         topic, partition, isr = req.get("topic"), req.get("partition"), req.get("isr")
         timeout = req.get("timeout", 10)
+        hold_s = req.get("hold", DEFAULT_HOLD_S)
         if not isinstance(topic, str) or not isinstance(partition, int) or \
                 not isinstance(isr, list) or not all(isinstance(b, int) for b in isr) or \
-                not isinstance(timeout, (int, float)) or not 0 < timeout <= MAX_WAIT_S:
+                not isinstance(timeout, (int, float)) or not 0 < timeout <= MAX_WAIT_S or \
+                not isinstance(hold_s, (int, float)) or not 0 <= hold_s <= MAX_HOLD_S:
             raise AdminError("isr_change wants topic (a name), partition (an integer), isr (a "
-                             f"list of broker ids) and timeout (0-{MAX_WAIT_S:g} s)")
+                             f"list of broker ids), timeout (0-{MAX_WAIT_S:g} s) and hold "
+                             f"(0-{MAX_HOLD_S:g} s)")
         wanted = tuple(isr)
 
         def find(core: KRaftBroker) -> Any:
@@ -82,9 +92,12 @@ def broker_ops(on_core: Callable[[Callable[[KRaftBroker], Any]], Future[Any]],
             r = core.replica(t.topic_id, partition)
             if r is None or r.role is not Role.LEADER:
                 raise AdminError(f"broker {core.broker_id} does not lead {topic}-{partition}")
-            return t.topic_id
+            return t.topic_id, r.isr
 
-        topic_id = _wait(on_core(find))
+        topic_id, before = _wait(on_core(find))
+        fallen = [b for b in before if b not in wanted]
+        if hold is not None and fallen and hold_s > 0:
+            hold((topic_id, partition), fallen, float(hold_s))
         if not submit(IsrChangeWanted(topic_id, partition, wanted)):
             raise AdminError("the broker is not running")
         deadline = time.monotonic() + timeout

@@ -127,7 +127,7 @@ class KRaftBrokerNode:
             listener.bind()
             self.listeners[name] = listener
         self.endpoints = self._advertised()
-        ops = broker_ops(self._describe, self.status, self._submit)
+        ops = broker_ops(self._describe, self.status, self._submit, self._hold)
         if getattr(self.controller_node, "admin", None) is None:  # bound now, served last
             self.admin = AdminServer(ops, "127.0.0.1", s.admin_port)
         core = KRaftBroker(KRaftBrokerConfig(
@@ -240,6 +240,10 @@ class KRaftBrokerNode:
 
     def _submit(self, event: object) -> bool:
         return self.shell.submit(event) if self.shell is not None else False
+
+    def _hold(self, key: Any, brokers: Any, seconds: float) -> None:
+        if self.expander is not None:
+            self.expander.hold(key, brokers, seconds)
 
     def _metadata(self, topics: tuple[str, ...] | None) -> Any:
         assert self.shell is not None

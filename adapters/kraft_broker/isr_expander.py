@@ -23,7 +23,9 @@ Three parts:
   it -- or after a backoff that doubles from ``backoff_s`` to ``max_backoff_s`` while the
   same ask keeps failing. At most ``batch`` partitions are busy at once (the new asks of a
   round are cut to ``batch`` less those already busy): the controller channel's queue, which
-  the heartbeats share, stays short. It also says what became of earlier asks: granted (the
+  the heartbeats share, stays short. Replicas an ``isr_change`` shrink took out through the
+  admin socket (a follower said to have fallen behind) are held out for that partition for
+  the time it says (``hold``). It also says what became of earlier asks: granted (the
   partition no longer wants an expansion), refused (the same ask stands, nothing changed:
   the controller answered an error -- FENCED_LEADER_EPOCH, INVALID_UPDATE_VERSION,
   INELIGIBLE_REPLICA... -- which the core handles by dropping the wish and waiting for
@@ -47,7 +49,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from fsm.kraft.broker import KRaftBroker, Role
 from fsm.kraft.broker.events import IsrChangeWanted, PartitionKey
@@ -65,6 +67,8 @@ INTERVAL_S = 2.0
 MIN_GAP_S = 0.1
 READ_TIMEOUT_S = 10.0
 LOG_NAMES = 5
+MAX_HELD = 10_000
+"""Partitions with replicas held out of the ISR at once (the oldest hold goes first)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +166,21 @@ class Chooser:
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
         self._asked: dict[PartitionKey, _Asked] = {}
+        self._held: dict[PartitionKey, tuple[frozenset[int], float]] = {}
+
+    def hold(self, key: PartitionKey, brokers: Iterable[int], until: float) -> None:
+        """Keep ``brokers`` out of ``key``'s ISR until ``until`` (they fell behind: an
+        ``isr_change`` shrink through the admin socket); a later hold replaces it."""
+        if len(self._held) >= MAX_HELD and key not in self._held:
+            self._held.pop(min(self._held, key=lambda k: self._held[k][1]))
+        self._held[key] = (frozenset(brokers), until)
+
+    def _unheld(self, e: Expansion, now: float) -> Expansion | None:
+        held = self._held.get(e.key)
+        if held is None:
+            return e
+        new_isr = tuple(b for b in e.new_isr if b in e.isr or b not in held[0])
+        return None if new_isr == e.isr else replace(e, new_isr=new_isr)
 
     @property
     def asked(self) -> dict[PartitionKey, Expansion]:
@@ -170,14 +189,17 @@ class Chooser:
 
     def choose(self, s: Scan, now: float) -> tuple[list[Expansion], Outcomes]:
         outcomes = Outcomes()
+        if self._held:
+            self._held = {k: h for k, h in self._held.items() if now < h[1]}
         for key in [k for k in self._asked if k not in s.found and k not in s.busy]:
             a = self._asked.pop(key)
             if not a.settled:
                 outcomes.granted.append(str(a.ask))
         budget = self.batch - len(s.busy)
         chosen = []
-        for key, e in s.found.items():
-            if key in s.busy:
+        for key, found in s.found.items():
+            e = self._unheld(found, now)
+            if key in s.busy or e is None:
                 continue
             a = self._asked.get(key)
             backoff = self.backoff_s
@@ -224,6 +246,7 @@ class IsrExpander:
         self.min_gap_s = min_gap_s
         self.clock = clock
         self.prefix = f"[broker {broker_id}]"
+        self._lock = threading.Lock()  # the chooser: this thread's rounds, the admin's holds
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True,
@@ -235,6 +258,11 @@ class IsrExpander:
 
     def wake(self) -> None:
         self._wake.set()
+
+    def hold(self, key: PartitionKey, brokers: Iterable[int], seconds: float) -> None:
+        """Keep ``brokers`` out of ``key``'s ISR for ``seconds`` (any thread)."""
+        with self._lock:
+            self.chooser.hold(key, brokers, self.clock() + seconds)
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
@@ -264,7 +292,8 @@ class IsrExpander:
             log.warning("%s ISR expansion: the core did not answer a read in %g s",
                         self.prefix, READ_TIMEOUT_S)
             return []
-        chosen, outcomes = self.chooser.choose(s, self.clock())
+        with self._lock:
+            chosen, outcomes = self.chooser.choose(s, self.clock())
         if outcomes:
             log.info("%s ISR expansion outcome: %s", self.prefix, outcomes)
         asked = _submit_all(chosen, self.submit)

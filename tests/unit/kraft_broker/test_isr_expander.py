@@ -145,6 +145,17 @@ def test_at_most_a_batch_of_partitions_is_busy() -> None:
     assert chosen == [es[4]] and len(outcomes.granted) == 3
 
 
+def test_replicas_held_out_stay_out_until_the_hold_ends() -> None:
+    c = Chooser(batch=10)
+    both = _e(new_isr=(1, 2, 3))
+    c.hold((T1, 0), (2,), until=5.0)  # an isr_change shrink said 2 fell behind
+    assert c.choose(_scan(both), 0.0)[0] == [_e(new_isr=(1, 3))]
+    c.hold((T1, 0), (2, 3), until=5.0)  # a later hold replaces it
+    assert c.choose(_scan(both), 1.0)[0] == []  # nothing left to ask for
+    assert c.choose(_scan(both), 4.9)[0] == []
+    assert c.choose(_scan(both), 5.0)[0] == [both]  # the hold is over: asked at once
+
+
 def test_the_chooser_refuses_bad_bounds() -> None:
     for kw in ({"batch": 0}, {"backoff_s": 0}, {"backoff_s": 2.0, "max_backoff_s": 1.0}):
         with pytest.raises(ValueError):
