@@ -17,7 +17,7 @@ through ``KRaftBrokerDriver`` and carries out the effects in order (``BrokerPort
 
 After each item the core's notes (events it ignored, AlterPartition errors) are drained into
 the server log, and the listeners of ``on_image_change`` are called if the metadata offset
-moved (the ISR expander's ``wake``).
+moved or an AlterPartition was answered (the ISR expander's ``wake``).
 
 Who puts what: the observer's thread puts committed metadata, the channel's thread the
 controller's answers, a signal handler ``SigTerm`` -- these wait while the queue is full
@@ -50,9 +50,17 @@ from fsm.kraft.broker.effects import (
     ScheduleHeartbeat,
     SendToController,
 )
-from fsm.kraft.broker.events import HeartbeatDue, MetadataRequest, SigTerm, Start
+from fsm.kraft.broker.events import (
+    ControllerResponse,
+    ControllerUnreachable,
+    HeartbeatDue,
+    MetadataRequest,
+    SigTerm,
+    Start,
+)
 from fsm.kraft.broker_driver import KRaftBrokerDriver
 from fsm.kraft.broker_lifecycle_states import KRaftBrokerState
+from fsm.kraft.controller.requests import AlterPartitionRequest
 
 log = logging.getLogger("kcontrol.kraft.broker")
 state_log = logging.getLogger("kcontrol.broker.state.change")
@@ -183,7 +191,8 @@ class BrokerShell:
 
     def on_image_change(self, listener: Callable[[], None]) -> None:
         """Call ``listener()`` on the event thread after each item that moved the metadata
-        offset (it must only signal: ``IsrExpander.wake``). Add listeners before ``start``."""
+        offset or answered an AlterPartition (it must only signal: ``IsrExpander.wake``). Add
+        listeners before ``start``."""
         self._image_listeners.append(listener)
 
     @property
@@ -238,7 +247,7 @@ class BrokerShell:
                 elif item is not None:
                     self.driver.process(item)
                 self._fire_due()
-                self._publish()
+                self._publish(_answers_alter_partition(item))
         except Exception as exc:  # noqa: BLE001 -- halts the broker, never silently
             reason = f"{type(exc).__name__}: {exc}"
             log.critical("%s halted: %s", self.prefix, reason, exc_info=exc)
@@ -266,7 +275,7 @@ class BrokerShell:
             self._heartbeat_at = None
             self.driver.process(HeartbeatDue(now))
 
-    def _publish(self) -> None:
+    def _publish(self, wake: bool = False) -> None:
         core = self.core
         for note in core.drain_notes():  # logged, so the list stays short
             log.info("%s %s", self.prefix, note)
@@ -274,7 +283,7 @@ class BrokerShell:
         replicas = core.replicas()
         leaders = sum(1 for _, r in replicas if r.leader == core.broker_id)
         incarnation = core.incarnation_id
-        moved = core.metadata_offset != self._status.metadata_offset
+        moved = wake or core.metadata_offset != self._status.metadata_offset
         self._status = dataclasses.replace(
             self._status, state=core.state.value, broker_epoch=core.broker_epoch,
             metadata_offset=core.metadata_offset, fenced=None if me is None else me.fenced,
@@ -305,6 +314,11 @@ class BrokerShell:
     def _exit(self) -> None:
         self._exiting = True
         self._heartbeat_at = None
+
+
+def _answers_alter_partition(item: object) -> bool:
+    return isinstance(item, (ControllerResponse, ControllerUnreachable)) and \
+        isinstance(item.request, AlterPartitionRequest)
 
 
 def _run_call(call: _Call, core: KRaftBroker) -> None:

@@ -23,18 +23,20 @@ Three parts:
   it -- or after a backoff that doubles from ``backoff_s`` to ``max_backoff_s`` while the
   same ask keeps failing. At most ``batch`` partitions are busy at once (the new asks of a
   round are cut to ``batch`` less those already busy): the controller channel's queue, which
-  the heartbeats share, stays short. Replicas an ``isr_change`` shrink took out through the
-  admin socket (a follower said to have fallen behind) are held out for that partition for
-  the time it says (``hold``). It also says what became of earlier asks: granted (the
-  partition no longer wants an expansion), refused (the same ask stands, nothing changed:
-  the controller answered an error -- FENCED_LEADER_EPOCH, INVALID_UPDATE_VERSION,
-  INELIGIBLE_REPLICA... -- which the core handles by dropping the wish and waiting for
-  metadata) or overtaken (the partition moved on before it was granted);
-* ``IsrExpander`` -- the thread: a round when the image changed (``wake``, called by the
-  shell after an event moved the metadata offset), at least every ``interval_s``, at most
-  one per ``min_gap_s``; each chosen ask becomes ``IsrChangeWanted`` to the core, which
-  sends AlterPartition. Each round that asks, and the outcomes, are one INFO line each
-  (``kcontrol.kraft.broker``), naming at most ``LOG_NAMES`` partitions.
+  the heartbeats share, stays short. Nothing happens while the broker is not RUNNING.
+  Replicas an ``isr_change`` shrink took out through the admin socket (a follower said to
+  have fallen behind) are held out for that partition for the time it says (``hold``). It
+  also says what became of earlier asks: granted (the ISR held now has every replica asked
+  for), refused (the same ask stands, nothing changed: the controller answered an error --
+  FENCED_LEADER_EPOCH, INVALID_UPDATE_VERSION, INELIGIBLE_REPLICA... -- which the core
+  handles by dropping the wish and waiting for metadata), overtaken (another ISR committed,
+  or the wanted ISR changed, before it was granted) or no longer led (by the time the answer
+  was looked at: a new leader);
+* ``IsrExpander`` -- the thread: a round when the image changed or an AlterPartition was
+  answered (``wake``, called by the shell after such an event), at least every
+  ``interval_s``, at most one per ``min_gap_s``; each chosen ask becomes ``IsrChangeWanted``
+  to the core, which sends AlterPartition. Each round that asks, and the outcomes, are one
+  INFO line each (``kcontrol.kraft.broker``), naming at most ``LOG_NAMES`` partitions.
 
 Errors are the core's to handle (``fsm.kraft.broker.alter_partition``): a partition-level
 error drops the wish until the metadata says what happened; NOT_CONTROLLER, a lost request
@@ -94,10 +96,14 @@ class Expansion:
 
 @dataclass(frozen=True, slots=True)
 class Scan:
-    """One moment of the core: the expansions it would take, and its busy partitions."""
+    """One moment of the core: the expansions it would take, its busy partitions, and the ISR
+    it holds of each partition it leads (``led``). ``running`` False: not RUNNING, nothing to
+    do and nothing to conclude."""
 
     found: dict[PartitionKey, Expansion] = field(default_factory=dict)
     busy: frozenset[PartitionKey] = frozenset()
+    led: dict[PartitionKey, Replicas] = field(default_factory=dict)
+    running: bool = True
 
 
 def eligible_brokers(image: MetadataImage) -> frozenset[int]:
@@ -109,16 +115,18 @@ def eligible_brokers(image: MetadataImage) -> frozenset[int]:
 def scan(core: KRaftBroker) -> Scan:
     """Read-only, on the core's event thread (see the module docstring)."""
     if core.state is not KRaftBrokerState.RUNNING or core.broker_epoch is None:
-        return Scan()
+        return Scan(running=False)
     image = core.image
     eligible = eligible_brokers(image)
     busy = frozenset(core.alter_partition_in_flight()) | frozenset(
         k for k, _ in core.queued_isr_wishes())
     found = {}
+    led = {}
     me = core.broker_id
     for key, r in core.replicas():
         if r.role is not Role.LEADER:
             continue
+        led[key] = r.isr
         t = image.topics.get(key[0])
         p = None if t is None else t.partitions.get(key[1])
         if t is None or p is None or p.leader != me or p.leader_epoch != r.leader_epoch \
@@ -128,7 +136,7 @@ def scan(core: KRaftBroker) -> Scan:
         if joining:
             found[key] = Expansion(key, f"{t.name}-{key[1]}", r.leader_epoch,
                                    r.partition_epoch, r.isr, r.isr + joining)
-    return Scan(found, busy)
+    return Scan(found, busy, led)
 
 
 @dataclass(slots=True)
@@ -144,14 +152,15 @@ class Outcomes:
     granted: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
     overtaken: list[str] = field(default_factory=list)
+    not_led: list[str] = field(default_factory=list)
 
     def __bool__(self) -> bool:
-        return bool(self.granted or self.refused or self.overtaken)
+        return bool(self.granted or self.refused or self.overtaken or self.not_led)
 
     def __str__(self) -> str:
         return "; ".join(f"{len(names)} {what}{_names(names)}" for what, names in (
             ("granted", self.granted), ("refused", self.refused),
-            ("overtaken", self.overtaken)) if names)
+            ("overtaken", self.overtaken), ("no longer led", self.not_led)) if names)
 
 
 class Chooser:
@@ -189,12 +198,17 @@ class Chooser:
 
     def choose(self, s: Scan, now: float) -> tuple[list[Expansion], Outcomes]:
         outcomes = Outcomes()
+        if not s.running:
+            return [], outcomes
         if self._held:
             self._held = {k: h for k, h in self._held.items() if now < h[1]}
         for key in [k for k in self._asked if k not in s.found and k not in s.busy]:
             a = self._asked.pop(key)
             if not a.settled:
-                outcomes.granted.append(str(a.ask))
+                isr = s.led.get(key)
+                (outcomes.not_led if isr is None else outcomes.granted
+                 if all(b in isr for b in a.ask.new_isr) else outcomes.overtaken
+                 ).append(str(a.ask))
         budget = self.batch - len(s.busy)
         chosen = []
         for key, found in s.found.items():
@@ -232,7 +246,7 @@ Reader = Callable[[Callable[[KRaftBroker], Scan]], Future[Scan]]
 
 class IsrExpander:
     """The expander's thread over a broker shell: ``read`` is ``BrokerShell.call``,
-    ``submit`` its ``submit``; ``wake`` after the image changed."""
+    ``submit`` its ``submit``; ``wake`` after the image changed or an answer came."""
 
     def __init__(self, broker_id: int, read: Reader, submit: Callable[[object], bool], *,
                  chooser: Chooser | None = None, interval_s: float = INTERVAL_S,

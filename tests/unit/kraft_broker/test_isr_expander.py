@@ -11,7 +11,14 @@ from typing import Any
 
 import pytest
 
-from adapters.kraft_broker.isr_expander import Chooser, Expansion, IsrExpander, Scan, scan
+from adapters.kraft_broker.isr_expander import (
+    Chooser,
+    Expansion,
+    IsrExpander,
+    Outcomes,
+    Scan,
+    scan,
+)
 from fsm.errors import ErrorCode
 from fsm.kraft.broker import KRaftBroker
 from fsm.kraft.broker.events import (
@@ -48,11 +55,12 @@ def _shrunk() -> KRaftBroker:
 def test_scan_asks_for_the_eligible_replicas_of_the_partitions_led() -> None:
     core = _shrunk()
     _replay(core, PartitionChangeRecord(0, T2, isr=(3,)))  # led by 3: not this broker's
-    assert scan(core) == Scan({(T1, 0): Expansion((T1, 0), "t1-0", 0, 1, (1,), (1, 2, 3))})
+    assert scan(core) == Scan({(T1, 0): Expansion((T1, 0), "t1-0", 0, 1, (1,), (1, 2, 3))},
+                              led={(T1, 0): (1,)})
     # fenced, or in controlled shutdown: the controller would answer INELIGIBLE_REPLICA
     _replay(core, FenceBrokerRecord(3, 2),
             BrokerRegistrationChangeRecord(2, 1, in_controlled_shutdown=1))
-    assert scan(core) == Scan()
+    assert scan(core).found == {}
     _replay(core, UnfenceBrokerRecord(3, 2))
     assert scan(core).found[(T1, 0)].new_isr == (1, 3)
 
@@ -62,12 +70,12 @@ def test_scan_takes_a_reassignments_adding_replica_and_skips_unregistered_ones()
     # t1-0 [1, 2, 3] -> [1, 2, 4]: 4 added (registered, fenced), 3 removed, ISR [1, 2, 3]
     _replay(core, PartitionChangeRecord(0, T1, replicas=(1, 2, 4, 3), adding_replicas=(4,),
                                         removing_replicas=(3,)))
-    assert scan(core) == Scan()
+    assert scan(core).found == {}
     _replay(core, UnfenceBrokerRecord(4, 3))
     assert scan(core).found[(T1, 0)].new_isr == (1, 2, 3, 4)
     # a replica on a broker the image does not know never joins
     _replay(core, PartitionChangeRecord(0, T1, replicas=(1, 2, 9, 3), adding_replicas=(9,)))
-    assert scan(core) == Scan()
+    assert scan(core).found == {}
 
 
 def test_scan_names_busy_partitions_and_waits_for_an_answer_ahead_of_the_image() -> None:
@@ -88,7 +96,12 @@ def test_scan_names_busy_partitions_and_waits_for_an_answer_ahead_of_the_image()
 def test_scan_finds_nothing_unless_running() -> None:
     core = _shrunk()
     core.handle(SigTerm())
-    assert scan(core) == Scan()
+    assert scan(core) == Scan(running=False)
+    # a round then concludes nothing of the asks out (they are not granted)
+    c = Chooser()
+    c.choose(_scan(_e()), 0.0)
+    assert c.choose(Scan(running=False), 1.0) == ([], Outcomes())
+    assert c.asked == {(T1, 0): _e()}
 
 
 # ---------------------------------------------------------------- the chooser
@@ -99,8 +112,9 @@ def _e(partition: int = 0, partition_epoch: int = 1, new_isr: tuple[int, ...] = 
     return Expansion((T1, partition), f"t1-{partition}", 0, partition_epoch, (1,), new_isr)
 
 
-def _scan(*es: Expansion, busy: tuple[Expansion, ...] = ()) -> Scan:
-    return Scan({e.key: e for e in es}, frozenset(e.key for e in busy))
+def _scan(*es: Expansion, busy: tuple[Expansion, ...] = (),
+          led: dict[Any, tuple[int, ...]] | None = None) -> Scan:
+    return Scan({e.key: e for e in es}, frozenset(e.key for e in busy), led or {})
 
 
 def test_the_chooser_asks_once_and_not_while_busy_and_reports_a_grant() -> None:
@@ -109,8 +123,16 @@ def test_the_chooser_asks_once_and_not_while_busy_and_reports_a_grant() -> None:
     assert c.choose(_scan(e), 0.0)[0] == [e]
     assert c.choose(_scan(e, busy=(e,)), 0.1)[0] == []  # in flight
     assert c.choose(_scan(e, busy=(e,)), 9.0)[0] == []  # still: never a second one
-    chosen, outcomes = c.choose(_scan(), 9.1)  # answered, expanded: no longer wanted
+    chosen, outcomes = c.choose(_scan(led={e.key: (1, 2)}), 9.1)  # answered, expanded
     assert chosen == [] and outcomes.granted == ["t1-0 [1]+[2]"] and c.asked == {}
+    # asked again; then another ISR came (overtaken), or another leader (no longer led)
+    c.choose(_scan(e), 10.0)
+    _, outcomes = c.choose(_scan(led={e.key: (1, 3)}), 10.1)
+    assert outcomes.overtaken == ["t1-0 [1]+[2]"] and outcomes.granted == []
+    c.choose(_scan(e), 11.0)
+    _, outcomes = c.choose(_scan(), 11.1)
+    assert outcomes.not_led == ["t1-0 [1]+[2]"] and str(outcomes) == \
+        "1 no longer led (t1-0 [1]+[2])"
 
 
 def test_a_refused_ask_waits_a_doubling_backoff_unless_the_image_moves_the_partition() -> None:
@@ -137,11 +159,13 @@ def test_at_most_a_batch_of_partitions_is_busy() -> None:
     c = Chooser(batch=3)
     es = [_e(p) for p in range(5)]
     assert [e.key[1] for e in c.choose(_scan(*es), 0.0)[0]] == [0, 1, 2]
+    granted = {e.key: (1, 2) for e in es}
     # 2 granted, 0 and 1 still in flight: one more
-    chosen, outcomes = c.choose(_scan(es[0], es[1], es[3], es[4], busy=tuple(es[:2])), 0.1)
+    chosen, outcomes = c.choose(_scan(es[0], es[1], es[3], es[4], busy=tuple(es[:2]),
+                                      led=granted), 0.1)
     assert [e.key[1] for e in chosen] == [3] and outcomes.granted == ["t1-2 [1]+[2]"]
     # all answered, 0, 1 and 3 granted: 4 now
-    chosen, outcomes = c.choose(_scan(es[4]), 0.2)
+    chosen, outcomes = c.choose(_scan(es[4], led=granted), 0.2)
     assert chosen == [es[4]] and len(outcomes.granted) == 3
 
 
