@@ -36,6 +36,7 @@ from fsm.kraft.records.schema import (
     Struct,
     lowest_version,
 )
+from fsm.kraft.records.values import PartitionRecord, TopicRecord, new_partition_record
 from fsm.kraft.records.wire import Reader, write_compact_length, write_uvarint
 
 MAX_RECORD_BYTES = 1 << 20
@@ -339,8 +340,101 @@ def encode_record(value: Any) -> bytes:
     return bytes(out)
 
 
+# -- the fast path ------------------------------------------------------------------------------
+# A snapshot of a large cluster is almost all PartitionRecords (and a TopicRecord per topic) in
+# one layout: version 0, one-byte array lengths, no tagged field. Those are read with one
+# ``struct`` call per record; anything else -- another layout, a long array, a tagged field,
+# a byte out of place, bytes too short or too long -- makes the fast reader answer None and
+# the record goes through the table-driven path above, which decides and names what is
+# wrong. So the fast path accepts exactly what the strict one accepts in that layout and
+# gives the same value (``tests/unit/kraft/records/test_records_fast_path.py`` holds it to
+# that, differentially); it never raises.
+
+_SHAPES: dict[int, struct.Struct] = {}
+"""PartitionRecord payload layouts by their four array-length bytes (bounded cache)."""
+_MAX_SHAPES = 4096
+
+
+def _partition_shape(key: int, r: int, i: int, rm: int, ad: int) -> struct.Struct:
+    shape = _SHAPES.get(key)
+    if shape is None:
+        shape = struct.Struct(f">i16sx{r}ix{i}ix{rm}ix{ad}i3ix")
+        if len(_SHAPES) < _MAX_SHAPES:
+            _SHAPES[key] = shape
+    return shape
+
+
+def _fast_partition(data: bytes) -> Any:
+    """A PartitionRecord v0 of the common layout (see above), or None."""
+    try:
+        b0 = data[23]  # replicas: not nullable, 0-126 items
+        if not 0 < b0 < 0x80:
+            return None
+        p = 24 + 4 * (b0 - 1)
+        b1 = data[p]  # isr: not nullable
+        if not 0 < b1 < 0x80:
+            return None
+        p += 1 + 4 * (b1 - 1)
+        b2 = data[p]  # removing replicas: null reads as ()
+        if b2 >= 0x80:
+            return None
+        p += 1 + 4 * (b2 - 1 if b2 else 0)
+        b3 = data[p]  # adding replicas: likewise
+        if b3 >= 0x80:
+            return None
+        p += 1 + 4 * (b3 - 1 if b3 else 0)
+    except IndexError:
+        return None
+    if len(data) != p + 13 or data[p + 12]:  # three int32s, then no tagged field, the end
+        return None
+    r, i = b0 - 1, b1 - 1
+    rm, ad = (b2 - 1 if b2 else 0), (b3 - 1 if b3 else 0)
+    v = _partition_shape(b0 | b1 << 7 | b2 << 14 | b3 << 21, r, i, rm, ad).unpack_from(data, 3)
+    a = 2 + r
+    b = a + i
+    c = b + rm
+    d = c + ad
+    return new_partition_record(v[0], v[1], v[2:a], v[a:b], v[b:c], v[c:d], v[d], v[d + 1],
+                                v[d + 2])
+
+
+def _fast_topic(data: bytes) -> Any:
+    """A TopicRecord v0 with a name under 127 bytes and no tagged field, or None."""
+    if len(data) < 21:
+        return None
+    n = data[3] - 1  # a compact string's length; 0x80 and up: a longer varint
+    if not 0 <= n < 0x7F or len(data) != n + 21 or data[n + 20]:
+        return None
+    try:
+        name = data[4:4 + n].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return TopicRecord(name, data[4 + n:20 + n])
+
+
+_FAST: dict[bytes, Callable[[bytes], Any]] = {
+    bytes((frame, type_id, 0)): reader
+    for frame in FRAME_TYPES_READ
+    for type_id, reader in ((PartitionRecord.TYPE, _fast_partition),
+                            (TopicRecord.TYPE, _fast_topic))
+}
+"""The first three bytes (frame type, record type, version 0) -> the fast reader."""
+
+
 def decode_record(data: bytes | bytearray | memoryview) -> Any:
     """The record of framed bytes; :class:`MalformedRecord` for anything else."""
+    if type(data) is not bytes:
+        data = bytes(data)
+    fast = _FAST.get(data[:3])
+    if fast is not None:
+        value = fast(data)
+        if value is not None:
+            return value
+    return decode_record_strict(data)
+
+
+def decode_record_strict(data: bytes | bytearray | memoryview) -> Any:
+    """:func:`decode_record` without the fast path: every record through the table."""
     data = bytes(data)
     r = Reader(data)
     if len(data) > MAX_RECORD_BYTES:
@@ -375,4 +469,4 @@ def record_version(value: Any) -> int:
 
 
 __all__ = ["FRAME_TYPE", "FRAME_TYPES_READ", "MAX_RECORD_BYTES", "MalformedRecord",
-           "decode_record", "encode_record", "record_version"]
+           "decode_record", "decode_record_strict", "encode_record", "record_version"]

@@ -15,8 +15,9 @@ widths (int8 ... int64, uint16) and which fields are tagged are declared beside 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
 
 from fsm.kraft.records.uuid import Uuid
 
@@ -83,6 +84,41 @@ class PartitionRecord:
     leader: int = NO_LEADER
     leader_epoch: int = 0
     partition_epoch: int = 0
+
+
+def _slot_setters(cls: type, names: tuple[str, ...]) -> tuple[Callable[[Any, Any], None], ...]:
+    """The ``__set__`` of each named slot of the frozen slotted dataclass ``cls``, checked to
+    be every field of it, in order (a builder that skips one would leave it unset)."""
+    if names != tuple(f.name for f in fields(cls)):
+        raise AssertionError(f"{cls.__name__}: the builder's fields {names} are not its own")
+    return tuple(cls.__dict__[n].__set__ for n in names)
+
+
+_PR = _slot_setters(PartitionRecord, ("partition_id", "topic_id", "replicas", "isr",
+                                      "removing_replicas", "adding_replicas", "leader",
+                                      "leader_epoch", "partition_epoch"))
+
+
+def new_partition_record(partition_id: int, topic_id: Uuid, replicas: Replicas, isr: Replicas,
+                         removing_replicas: Replicas, adding_replicas: Replicas, leader: int,
+                         leader_epoch: int, partition_epoch: int, *,
+                         _new: Callable[[type], Any] = object.__new__,
+                         _s: tuple[Callable[[Any, Any], None], ...] = _PR) -> PartitionRecord:
+    """``PartitionRecord(...)`` with every field given, ~2.5x cheaper: the frozen
+    dataclass's ``__init__`` calls ``object.__setattr__`` by name per field; this sets the
+    slots through their descriptors. Same value, as immutable (``__setattr__`` still
+    refuses); for the decoder's hot path, which has already checked every field."""
+    self = _new(PartitionRecord)
+    _s[0](self, partition_id)
+    _s[1](self, topic_id)
+    _s[2](self, replicas)
+    _s[3](self, isr)
+    _s[4](self, removing_replicas)
+    _s[5](self, adding_replicas)
+    _s[6](self, leader)
+    _s[7](self, leader_epoch)
+    _s[8](self, partition_epoch)
+    return self  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True, slots=True)
