@@ -22,6 +22,7 @@ import inspect
 import logging
 from typing import Any
 
+from adapters.host.gc_tuning import tune_for_bursts
 from adapters.kraft_node.settings import NodeSettings
 from adapters.raft_node.args import NodeArgs
 from adapters.raft_node.node import QuorumNode
@@ -117,6 +118,7 @@ def run_node(settings: NodeSettings, cluster_id: str) -> int:
             log.error("node %d: the broker role is not built yet (process.roles=%s)",
                       settings.node_id, ",".join(sorted(settings.process_roles)))
             return EXIT_START_FAILED
+    tune_for_bursts()  # a controller's snapshot of 1M partitions is 3M objects (issue 26)
     lifetime = Lifetime()
     parts = _Parts(settings, cluster_id, lifetime)
     log.info("node %d (%s) of cluster %s starting", settings.node_id, roles, cluster_id)

@@ -23,7 +23,7 @@ def encoded(records: Iterable[Any]) -> tuple[bytes, ...]:
 
 
 def decoded(records: Iterable[Any]) -> tuple[Any, ...]:
-    return tuple(decode_record(r) if isinstance(r, _RAW) else r for r in records)
+    return tuple([decode_record(r) if isinstance(r, _RAW) else r for r in records])
 
 
 def to_bytes(batch: Batch) -> Batch:

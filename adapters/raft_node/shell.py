@@ -150,6 +150,8 @@ class RaftNodeShell:
         self._snapshot_data = bytearray()
         self._thread: threading.Thread | None = None
         self._t0 = time.monotonic()
+        self._start_t = self._t0
+        self._start_snapshot: OffsetAndEpoch | None = None
         self.prefix = f"[raft {config.node_id}]"
 
     # ------------------------------------------------------------------ lifecycle
@@ -164,7 +166,9 @@ class RaftNodeShell:
         """Build the core from the (recovered) log and start the event thread."""
         if self.transport is None:
             raise RuntimeError("start() needs a transport (attach_transport)")
+        self._start_t = time.monotonic()
         summary = self.log.summary()
+        self._start_snapshot = summary.snapshot_id
         state = self.log.read_quorum_state()
         self.core = self._make_core(self.config, state, summary)
         self.runner = self._make_runner(self.core, self.port)
@@ -304,6 +308,25 @@ class RaftNodeShell:
             item.run()
         else:
             self._step(item)
+            if isinstance(item, Start):
+                self._started()
+
+    def _started(self) -> None:
+        """After ``Start``: a hosted controller has replayed the snapshot its log begins with
+        (read and decoded when the runner was made, ``port.read_snapshot``; replayed with
+        ``Start``). Said once, with the time since ``start()`` began."""
+        snap = self._start_snapshot
+        if snap is None or not self.hosts_controller:
+            return
+        took = time.monotonic() - self._start_t
+        controller = getattr(self.runner, "controller", None)
+        image = getattr(controller, "committed", None)
+        partitions = image.partition_count() if image is not None else -1
+        log.info("%s controller image loaded from snapshot %s: %d topics, %d partitions, "
+                 "%.2f s after the start (read and decode %.2f s)", self.prefix, snap,
+                 len(getattr(image, "topics", ())), partitions, took, self.port.snapshot_read_s)
+        self._status = _with(self._status, snapshot_loaded_offset=snap.offset,
+                             snapshot_loaded_at=time.time())
 
     def _fire_due(self) -> None:
         for kind, destination in self.timers.pop_due(self.now_ms()):
@@ -349,6 +372,9 @@ class RaftNodeShell:
         self._pending.committed(self._status.high_watermark)
 
     def _publish(self) -> None:
+        replayed = getattr(self.runner, "applied", None)  # the glue's, on a controller
+        if type(replayed) is int and replayed != self._status.replayed_offset:
+            self._status = _with(self._status, replayed_offset=replayed)
         with self._cond:
             self._cond.notify_all()
 

@@ -22,6 +22,9 @@ class NodeStatus:
     log_start_offset: int = 0  # the first offset held (after the latest snapshot)
     snapshots_installed: int = 0  # fetched from a leader since this process started
     failure: str | None = None  # why the event thread halted (an I/O error, a bug)
+    replayed_offset: int = 0  # a hosted controller: committed records replayed up to (excl.)
+    snapshot_loaded_offset: int = -1  # the snapshot its image was loaded from at start
+    snapshot_loaded_at: float = 0.0  # when that load ended (seconds since the epoch)
 
     @property
     def is_leader(self) -> bool:
@@ -32,4 +35,7 @@ class NodeStatus:
                 "leader_id": self.leader_id, "high_watermark": self.high_watermark,
                 "log_end_offset": self.log_end_offset, "flushed_offset": self.flushed_offset,
                 "log_start_offset": self.log_start_offset,
-                "snapshots_installed": self.snapshots_installed, "failure": self.failure}
+                "snapshots_installed": self.snapshots_installed, "failure": self.failure,
+                "replayed_offset": self.replayed_offset,
+                "snapshot_loaded_offset": self.snapshot_loaded_offset,
+                "snapshot_loaded_at": self.snapshot_loaded_at}

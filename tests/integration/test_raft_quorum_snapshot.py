@@ -53,5 +53,20 @@ def test_a_voter_behind_the_log_start_installs_the_leaders_snapshot(tmp_path: Pa
         q.wait_for("the restarted voter's controller holds every broker", caught_up, WAIT_S)
         st = behind.request("status")
         assert st["snapshots_installed"] >= 1 and st["log_start_offset"] > 0, st
+        assert st["snapshot_loaded_offset"] == -1, st  # installed, not loaded at its start
+        # started again, its log begins with that snapshot: the image is loaded from it at
+        # start (said in the status, issue 26) and it replays to the high watermark
+        behind.kill()
+        r = leader.request("register_broker", broker_id=200)
+        assert r["error"] == "NONE", r
+        epochs["200"] = r["broker_epoch"]
+        hw = leader.request("status")["high_watermark"]
+        behind.start()
+        q.wait_for("the restarted voter replayed to the high watermark", lambda s: s.get(
+            behind.node_id, {}).get("replayed_offset", 0) >= hw, WAIT_S)
+        st = behind.request("status")
+        assert st["snapshot_loaded_offset"] == st["log_start_offset"] > 0, st
+        assert st["snapshot_loaded_at"] > 0 and st["snapshots_installed"] == 0, st
+        q.wait_for("its controller holds every broker", caught_up, WAIT_S)
     finally:
         q.stop()
