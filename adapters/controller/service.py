@@ -86,6 +86,7 @@ from adapters.controller.event_queue import CLOSED, DEFAULT_CAPACITY, EventQueue
 from adapters.controller.metrics import IDLE, ControllerMetrics, controller_state_of
 from adapters.controller.port import ServicePort
 from adapters.controller.timers import Timers
+from adapters.host.gc_tuning import CollectorPause
 from adapters.network.broker_channels import BrokerChannels, LoggingChannels
 from adapters.zookeeper import codec
 from adapters.zookeeper.connect import ZkAuth, make_client
@@ -111,6 +112,7 @@ from fsm.reads.markers import (
     CONTROLLER_ONLY,
     CREATED,
     DELETED,
+    LOAD,
     MARKERS,
     queues,
 )
@@ -197,6 +199,7 @@ class ControllerService:
         self._idle = threading.Condition()
         self._busy = False
         self._log_prefix = f"[controller {broker_id}]"
+        self._gc = CollectorPause()  # off from a cluster load until its item is handled
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -350,7 +353,10 @@ class ControllerService:
             return
         t0 = time.monotonic()
         self._first_handled = None
-        self.driver.process(item)
+        try:
+            self.driver.process(item)
+        finally:
+            self._gc.resume()
         if self._first_handled is not None:  # the time of the whole item, writes included
             self.metrics.handled(self._first_handled, time.monotonic() - t0)
         self.metrics.state.set(IDLE)
@@ -365,6 +371,10 @@ class ControllerService:
         ``fsm.reads.materialize``, the world's reader too."""
         ctl = self.controller
         known = ctl.topic_names() if MARKERS[m.kind].reads_topics else frozenset()
+        if m.kind == LOAD:
+            # millions of objects, no cycles: the collector stays off through the read and
+            # the core's handling of ClusterLoaded (``_process`` turns it back on)
+            self._gc.pause()
         t0 = time.monotonic()
         try:
             event = self.reader.materialize(m, active=ctl.is_active, known_topics=known,

@@ -29,3 +29,36 @@ def tune_for_bursts() -> tuple[int, int, int]:
     gc.set_threshold(YOUNG_THRESHOLD, *OLDER_THRESHOLDS)
     gc.freeze()
     return old
+
+
+class CollectorPause:
+    """The cyclic collector switched off for one burst, then back on.
+
+    A controller's failover load at 1,000,000 partitions allocates tens of millions of objects
+    (replies, znode values, the snapshot, then the core's context and requests) and keeps
+    millions of them; none is part of a cycle. With the collector on, every young collection
+    that promotes them makes the older generations grow, and the full collections that follow
+    walk the whole heap again and again: about 30% of the load's CPU time at 1,000,000
+    partitions (``docs/benchmarks.md``, issue 26). ``pause()`` turns the collector off if it
+    is on, ``resume()`` turns it back on if ``pause()`` did; both are idempotent. The
+    collector is process-wide: a pause that finds it off (another burst's, or the
+    application's choice) leaves it as it is, and only its own resume turns it back on."""
+
+    __slots__ = ("_paused",)
+
+    def __init__(self) -> None:
+        self._paused = False
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    def pause(self) -> None:
+        if not self._paused and gc.isenabled():
+            gc.disable()
+            self._paused = True
+
+    def resume(self) -> None:
+        if self._paused:
+            self._paused = False
+            gc.enable()

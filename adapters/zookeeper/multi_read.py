@@ -32,12 +32,13 @@ Servers older than 3.6 answer opcode 22 with ``UNIMPLEMENTED`` and drop the conn
 
 from __future__ import annotations
 
+import struct
 import threading
 import weakref
 from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import accumulate, repeat
+from itertools import accumulate, chain, repeat
 from operator import add
 from typing import Any, Literal, NamedTuple
 
@@ -93,14 +94,7 @@ class MultiRead(NamedTuple):
     type = OPCODE
 
     def serialize(self) -> bytes:
-        head = multiheader_struct.pack(self.op_type, False, -1)
-        pack = int_struct.pack
-        parts = []
-        for path in self.paths:
-            b = path.encode("utf-8")
-            parts.append(head + pack(len(b)) + b + b"\0")  # header, path, no watch
-        parts.append(multiheader_struct.pack(-1, True, -1))
-        return b"".join(parts)
+        return _serialize(self.op_type, self.paths)
 
     @classmethod
     def deserialize(cls, buf: bytes, offset: int) -> list[Any]:
@@ -140,6 +134,76 @@ class MultiRead(NamedTuple):
                 append(EXCEPTIONS[code]())
             else:
                 raise ValueError(f"multiRead reply: unexpected result type {op_type} (err {err})")
+
+
+def _serialize(op_type: int, paths: Sequence[str]) -> bytes:
+    """The request body: for each path a header, the path (length-prefixed UTF-8) and no
+    watch; the closing header. Joined at C level (no Python step per path)."""
+    encoded = list(map(str.encode, paths))
+    head = multiheader_struct.pack(op_type, False, -1)
+    parts = chain.from_iterable(zip(repeat(head), map(int_struct.pack, map(len, encoded)),
+                                    encoded, repeat(b"\0")))
+    return b"".join(chain(parts, (multiheader_struct.pack(-1, True, -1),)))
+
+
+_HEAD_INT = struct.Struct("!iBii")
+"""A result's header with the int after it: getData's data length, or an error's code."""
+_STAT_HEAD_INT = struct.Struct("!q24xi32x" + "iBii")
+"""A getData result's stat (czxid and version kept) with the next result's header and int."""
+_PAD = b"\0" * (_HEAD_INT.size - HEADER_BYTES)
+"""After the closing header, so that it too is read with the int that would follow it."""
+
+
+class Node(NamedTuple):
+    """A znode as bulk reads hand it: its data (``b""`` for none), data version, creation zxid."""
+
+    data: bytes
+    version: int
+    czxid: int
+
+
+NodeResult = Node | KazooException
+
+
+class MultiReadNodes(NamedTuple):
+    """A ``multiRead`` of ``getData`` whose results are ``Node``s: the same request as
+    ``MultiRead(GET_DATA, paths)``, a reply read with two struct calls per znode (the stat's
+    two fields and the next header in one) and no ``ZnodeStat``. At 1,000,000 partition states
+    that is a third of the reply parsing (issue 26)."""
+
+    paths: Sequence[str]
+    type = OPCODE
+
+    def serialize(self) -> bytes:
+        return _serialize(GET_DATA, self.paths)
+
+    @classmethod
+    def deserialize(cls, buf: bytes, offset: int) -> list[Any]:
+        buf = buf[offset:] + _PAD
+        head, stat_head = _HEAD_INT.unpack_from, _STAT_HEAD_INT.unpack_from
+        step, stat_step = _HEAD_INT.size, _STAT_HEAD_INT.size
+        new = tuple.__new__
+        results: list[Any] = []
+        append = results.append
+        op_type, done, err, n = head(buf, 0)
+        offset = step
+        while not done:
+            if op_type == GET_DATA:
+                if n < 0:
+                    data = b""
+                else:
+                    data = buf[offset : offset + n]
+                    offset += n
+                czxid, version, op_type, done, err, n = stat_head(buf, offset)
+                offset += stat_step
+                append(new(Node, (data, version, czxid)))
+            elif op_type == -1:
+                append(EXCEPTIONS[n]())  # n: the error code
+                op_type, done, err, n = head(buf, offset)
+                offset += step
+            else:
+                raise ValueError(f"multiRead reply: unexpected result type {op_type} (err {err})")
+        return results
 
 
 def full_path(chroot: str | None, path: str) -> str:
@@ -354,6 +418,23 @@ def read_batches(
                 max_in_flight, mode, timeout)
 
 
+def read_nodes(
+    client: KazooClient,
+    paths: Sequence[str],
+    max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
+    max_batch_paths: int | None = None,
+    *,
+    expected_znode_bytes: int | None = None,
+    max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+    mode: Mode = "auto",
+    timeout: float | None = None,
+) -> Iterator[tuple[int, int, list[NodeResult]]]:
+    """``read_batches`` whose results are ``Node(data, version, czxid)`` instead of ``(data,
+    ZnodeStat)`` (errors the same): what a reader keeps of a znode, parsed with less work."""
+    return _run(client, paths, GET_DATA, max_batch_bytes, max_batch_paths, expected_znode_bytes,
+                max_in_flight, mode, timeout, lean=True)
+
+
 def children_many(
     client: KazooClient,
     paths: Iterable[str],
@@ -386,6 +467,7 @@ def _run(
     max_in_flight: int,
     mode: Mode,
     timeout: float | None,
+    lean: bool = False,
 ) -> Iterator[tuple[int, int, list[Any]]]:
     if not paths:
         return
@@ -399,7 +481,8 @@ def _run(
         full = full_paths(client.chroot, paths)
         batches = cut_batches(full, max_batch_bytes, max_batch_paths)
         try:
-            for got in _multi_read(client, full, batches, op_type, max_in_flight, timeout):
+            for got in _multi_read(client, full, batches, op_type, max_in_flight, timeout,
+                                   lean):
                 yield got
                 done = got[1]
             return
@@ -408,7 +491,7 @@ def _run(
                 raise
             _support[client] = False
     yield from _pipelined(client, paths, done, op_type, max(max_in_flight * max_batch_paths, 1),
-                          timeout)
+                          timeout, lean)
 
 
 def _multi_read(
@@ -418,10 +501,12 @@ def _multi_read(
     op_type: int,
     max_in_flight: int,
     timeout: float | None,
+    lean: bool = False,
 ) -> Iterator[tuple[int, int, list[Any]]]:
     def submit(start: int, end: int) -> Any:
         result = client.handler.async_result()
-        client._call(MultiRead(op_type, full[start:end]), result)
+        request = MultiReadNodes(full[start:end]) if lean else MultiRead(op_type, full[start:end])
+        client._call(request, result)
         return result
 
     def collect(start: int, end: int, result: Any) -> tuple[int, int, list[Any]]:
@@ -436,7 +521,7 @@ def _multi_read(
 
 def _pipelined(
     client: KazooClient, paths: Sequence[str], first: int, op_type: int, window: int,
-    timeout: float | None,
+    timeout: float | None, lean: bool = False,
 ) -> Iterator[tuple[int, int, list[Any]]]:
     call = client.get_async if op_type == GET_DATA else client.get_children_async
 
@@ -448,7 +533,8 @@ def _pipelined(
             reply = result.get(timeout=timeout)
             if op_type == GET_DATA:
                 data, stat = reply
-                reply = (bytes(data) if data is not None else b"", stat)
+                data = bytes(data) if data is not None else b""
+                reply = Node(data, stat.version, stat.czxid) if lean else (data, stat)
         except KazooException as exc:
             if not _per_path_error(exc):
                 raise

@@ -35,7 +35,7 @@ from adapters.zookeeper import codec
 from adapters.zookeeper.codec import ZnodeDecodeError
 from adapters.zookeeper.codec import paths as codec_paths
 from adapters.zookeeper.codec.decoders import decode_partition_state
-from adapters.zookeeper.multi_read import call_many, full_path, read_batches
+from adapters.zookeeper.multi_read import Node, call_many, full_path, read_nodes
 from fsm import reads
 from fsm.events import BrokerMetadataLoaded, ControllerChange
 from fsm.reads import Malformed, Marker, marker_for
@@ -73,6 +73,11 @@ class PartitionStateDecoder:
         self._memo: dict[bytes, LeaderAndIsr] = {}
         self._max = max_entries
 
+    @property
+    def memo(self) -> dict[bytes, LeaderAndIsr]:
+        """Bytes -> the value ``__call__`` gave for them (read it, never write it)."""
+        return self._memo
+
     def __call__(self, path: str, data: bytes) -> LeaderAndIsr:
         li = self._memo.get(data)
         if li is None:
@@ -105,6 +110,26 @@ def _is_partition_state(path: str) -> bool:
     """``/brokers/topics/<t>/partitions/<p>/state`` (the reader builds no other path ending
     so: a topic name holds no ``/``)."""
     return path.endswith("/state") and path.count("/") == 6
+
+
+def decode_nodes(decode: ZnodeDecoder, paths: Sequence[str], start: int,
+                 replies: Sequence[object], out: list[ZkNode | None]) -> None:
+    """``out[i] = ZkNode(decode(paths[i], data), version, czxid)`` for each reply ``Node`` at
+    ``i = start, start + 1, ...``; anything else (absent, unreadable) leaves None.
+
+    What ``decode`` gives, with one shortcut for the bulk of a failover: bytes the partition
+    state memo already holds, at a partition state path, are its value -- no call, no path
+    classification (one dict lookup; 1,000,000 partition states at 1,000,000 partitions)."""
+    memo = decode.decode_state.memo
+    new = tuple.__new__
+    for i, r in enumerate(replies, start):
+        if type(r) is Node:
+            data = r[0]
+            path = paths[i]
+            value = memo.get(data)
+            if value is None or path[-6:] != "/state" or path.count("/") != 6:
+                value = decode(path, data)
+            out[i] = new(ZkNode, (value, r[1], r[2]))
 
 
 class KazooReadPort:
@@ -151,13 +176,9 @@ class KazooReadPort:
         out: list[ZkNode | None] = [None] * len(paths)
         if paths:
             expected = _EXPECTED_BYTES.get(codec_paths.classify(paths[0]) or "")
-            decode = self.decode
-            for start, _end, replies in read_batches(self.client, paths, timeout=self.timeout,
-                                                    expected_znode_bytes=expected):
-                for i, r in enumerate(replies, start):
-                    if type(r) is tuple:  # else absent (or unreadable): None
-                        data, stat = r
-                        out[i] = ZkNode(decode(paths[i], data), stat.version, stat.czxid)
+            for start, _end, replies in read_nodes(self.client, paths, timeout=self.timeout,
+                                                  expected_znode_bytes=expected):
+                decode_nodes(self.decode, paths, start, replies, out)
         for r in pending:
             r.get(timeout=self.timeout)
         return out
@@ -212,6 +233,6 @@ class ZkReader:
 
 
 __all__ = [
-    "UNKNOWN_CONTROLLER", "KazooReadPort", "PartitionStateDecoder", "Watch", "ZkNode",
+    "UNKNOWN_CONTROLLER", "KazooReadPort", "decode_nodes", "PartitionStateDecoder", "Watch", "ZkNode",
     "ZkReader", "ZnodeDecoder", "no_watch",
 ]

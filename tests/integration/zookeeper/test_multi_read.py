@@ -232,3 +232,26 @@ def test_call_many_queues_requests_as_kazoo_does(zk_client: KazooClient, zk_chro
     with pytest.raises(ConnectionClosedError):
         r.get(timeout=10)
     closed.close()
+
+
+@pytest.mark.parametrize("mode", ["multi_read", "get_async"])
+def test_read_nodes_is_read_many_as_data_version_czxid(zk_client: KazooClient, mode: str) -> None:
+    paths = make_tree(zk_client, 1200)
+    zk_client.set(paths[7], b"changed")  # version 1
+    zk_client.ensure_path("/empty")
+    wanted = paths + ["/missing", "/empty"]
+    full = read_many(zk_client, wanted, mode=mode)
+    got: list[object] = []
+    for start, end, replies in multi_read.read_nodes(zk_client, wanted, max_batch_paths=500,
+                                                     mode=mode):
+        assert start == len(got) and end - start == len(replies)
+        got.extend(replies)
+    assert len(got) == len(wanted)
+    for path, node in zip(wanted, got, strict=True):
+        want = full[path]
+        if isinstance(want, tuple):
+            assert type(node) is multi_read.Node
+            assert node == (want[0], want[1].version, want[1].czxid)
+        else:
+            assert type(node) is type(want)
+    assert got[7].version == 1 and got[7].data == b"changed"  # type: ignore[union-attr]

@@ -318,3 +318,101 @@ def test_writer_reply_is_read_as_kazoos_transaction() -> None:
 ])
 def test_writer_state_path_check_is_the_codecs(path: str) -> None:
     assert writer._is_state_path(path) == (classify(path) == PARTITION_STATE)
+
+
+# ------------------------------------------------------------------ lean multiRead, bulk decode
+
+_REPLY_ITEMS = st.lists(st.one_of(
+    st.tuples(st.just("data"), st.one_of(st.none(), st.binary(max_size=40)),
+              st.tuples(*[st.integers(-2**63, 2**63 - 1)] * 4, *[st.integers(-2**31, 2**31 - 1)] * 3,
+                        st.integers(-2**63, 2**63 - 1), *[st.integers(-2**31, 2**31 - 1)] * 2,
+                        st.integers(-2**63, 2**63 - 1))),
+    st.tuples(st.just("error"), st.sampled_from([NoNodeError.code, -102, -101]), st.none()),
+), max_size=30)
+
+
+def _reply(items: list[tuple[str, object, object]]) -> bytes:
+    out = b""
+    for kind, value, stat in items:
+        if kind == "data":
+            data = value if value is not None else None
+            out += multiheader_struct.pack(4, False, 0)
+            out += struct.pack(">i", -1) if data is None else struct.pack(">i", len(data)) + data
+            out += stat_struct.pack(*stat)
+        else:
+            out += multiheader_struct.pack(-1, False, value) + struct.pack(">i", value)
+    return out + multiheader_struct.pack(-1, True, -1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_REPLY_ITEMS, st.binary(max_size=5))
+def test_lean_multi_read_reply_is_the_full_replys_data_version_czxid(items, prefix) -> None:
+    buf = prefix + _reply(items)
+    full = multi_read.MultiRead.deserialize(buf, len(prefix))
+    lean = multi_read.MultiReadNodes.deserialize(buf, len(prefix))
+    assert len(lean) == len(full) == len(items)
+    for f, n in zip(full, lean, strict=True):
+        if isinstance(f, tuple):
+            assert type(n) is multi_read.Node
+            assert n == (f[0], f[1].version, f[1].czxid)
+        else:
+            assert type(n) is type(f)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=20).map(lambda s: "/" + s), max_size=20),
+       st.sampled_from([multi_read.GET_DATA, multi_read.GET_CHILDREN]))
+def test_request_serialization_is_the_per_path_form(paths, op_type) -> None:
+    want = b"".join(multiheader_struct.pack(op_type, False, -1) + write_string(p) + b"\0"
+                    for p in paths) + multiheader_struct.pack(-1, True, -1)
+    assert multi_read.MultiRead(op_type, paths).serialize() == want
+    if op_type == multi_read.GET_DATA:
+        assert multi_read.MultiReadNodes(paths).serialize() == want
+
+
+def test_lean_reply_refuses_an_unknown_result_type() -> None:
+    with pytest.raises(ValueError, match="unexpected result type 8"):
+        multi_read.MultiReadNodes.deserialize(
+            multiheader_struct.pack(8, False, 0) + struct.pack(">i", 0)
+            + multiheader_struct.pack(-1, True, -1), 0)
+
+
+def _state_bytes(rng: random.Random) -> bytes:
+    li = LeaderAndIsr(rng.randrange(-1, 4), rng.randrange(3), tuple(ids(rng)), rng.randrange(2))
+    good = encode_partition_state(STATE, li)
+    how = rng.randrange(6)
+    if how == 0:
+        return good.replace(b"1", b"1.0", 1)  # malformed (a float)
+    if how == 1:
+        return b"{" + good  # malformed JSON
+    return good
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_bulk_decode_is_the_decoders_answer(rng: random.Random) -> None:
+    """``decode_nodes`` (memo shortcut for partition states) == ``ZnodeDecoder`` path by path,
+    including state bytes at other paths, malformed states, absent and unreadable znodes."""
+    from adapters.zookeeper.reads import ZkNode, ZnodeDecoder, decode_nodes
+
+    pool = [_state_bytes(rng) for _ in range(6)]
+    paths, replies = [], []
+    for i in range(rng.randrange(1, 60)):
+        path = rng.choice([zk_paths.partition_state("t", i), zk_paths.topic(f"t{i}"),
+                           zk_paths.broker(i), f"/x/{i}/state", "/a/b/c/d/e/f/state"])
+        data = rng.choice([*pool, b"", encode_partition_state(STATE, LeaderAndIsr(1, 0, (1,), 0))])
+        paths.append(path)
+        replies.append(rng.choice([multi_read.Node(data, rng.randrange(5), i), NoNodeError(),
+                                   multi_read.Node(data, 0, i)]))
+    start = rng.randrange(3)
+    paths = ["/pad"] * start + paths
+    fast = ZnodeDecoder()
+    for _ in range(2):  # second round: everything in the memo
+        got: list[ZkNode | None] = [None] * len(paths)
+        decode_nodes(fast, paths, start, replies, got)
+        strict = ZnodeDecoder()
+        want = [None] * start + [
+            ZkNode(strict(p, r.data), r.version, r.czxid) if isinstance(r, multi_read.Node) else None
+            for p, r in zip(paths[start:], replies, strict=True)]
+        assert got == want
+        assert all(type(n) is ZkNode for n in got if n is not None)
