@@ -233,8 +233,11 @@ def fast_assignment(value: Any) -> list[tuple[int, tuple[int, ...]]] | None:
         return None
     replicas = list(map(tuple, lists))
     # a topic repeats a few replica lists: check each distinct one (all items are ints by now,
-    # so equal tuples really are equal lists)
-    if any(not t or len(set(t)) != len(t) for t in set(replicas)):  # empty, or a broker twice
+    # so equal tuples really are equal lists) -- none empty, none naming a broker twice (its
+    # set as long as it), C-level over the distinct lists
+    distinct = list(set(replicas))
+    lengths = list(map(len, distinct))
+    if min(lengths) == 0 or lengths != list(map(len, map(set, distinct))):
         return None
     pairs = list(zip(parts, replicas, strict=True))
     pairs.sort()
