@@ -219,5 +219,10 @@ def _draw_action(rng: random.Random, model: _Model, ids: list[int]) -> Action:
     return Action(ActionKind.DELETE, topic)
 
 
-__all__ = ["CONTROLLER", "Action", "ActionKind", "Fault", "FaultKind", "Step", "ZK_KINDS",
-           "make_plan"]
+ActionModel = _Model
+"""The planner's model of the topics it expects (shared with the KRaft campaign's plan)."""
+draw_action = _draw_action
+"""The next admin action drawn from ``rng`` against ``model`` (shared with the KRaft plan)."""
+
+__all__ = ["CONTROLLER", "Action", "ActionKind", "ActionModel", "Fault", "FaultKind", "Step",
+           "ZK_KINDS", "draw_action", "make_plan"]

@@ -11,10 +11,17 @@ moment of the controller:
 * ``records_at`` -- ``{"offsets": [...]}`` -> ``{"records": {offset: hex | null}}``: the
   committed metadata records at those offsets (null for a control record, a compacted or
   uncommitted offset). The audit reads the registration records that brokers' epochs name.
+* ``log_digests`` -- ``{"from": n, "max_records": m}`` -> ``{"log_start", "log_end",
+  "high_watermark", "snapshot": [offset, epoch] | null, "next", "batches": [[base offset,
+  epoch, control, [digest, ...](, record count)], ...]}``: the committed batches from the one
+  holding ``n`` (or the log start) on, whole, at most about ``m`` records, each metadata
+  record as a short digest of its bytes (a control batch: one digest, and its record count). The KRaft fault
+  campaign's ledger of committed records compares them (``adapters.kraft_chaos.committed``).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -26,6 +33,9 @@ from adapters.raft_node.record_bytes import encoded
 
 CACHED_IMAGES = 8
 MAX_OFFSETS = 1_000
+MAX_DIGESTS = 20_000
+DIGEST_HEX = 16
+READ_BATCHES = 256
 TIMEOUT_S = 30.0
 
 AdminOp = Callable[[dict[str, Any]], dict[str, Any]]
@@ -86,7 +96,52 @@ def audit_ops(shell: Any) -> dict[str, AdminOp]:
 
         return _wait(shell.call(read))
 
-    return {"image": image, "records_at": records_at}
+    def log_digests(req: dict[str, Any]) -> dict[str, Any]:
+        start = req.get("from", 0)
+        limit = req.get("max_records", 5_000)
+        if not isinstance(start, int) or start < 0 or not isinstance(limit, int) \
+                or not 0 < limit <= MAX_DIGESTS:
+            raise AdminError(f"from: a non-negative integer; max_records: 1-{MAX_DIGESTS}")
+        return _wait(shell.call(lambda: committed_digests(shell, start, limit)))
+
+    return {"image": image, "records_at": records_at, "log_digests": log_digests}
+
+
+def record_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:DIGEST_HEX]
+
+
+def committed_digests(shell: Any, start: int, limit: int) -> dict[str, Any]:
+    """``log_digests``' answer, read on the node's event thread."""
+    log = shell.port.log
+    summary = log.summary()
+    hw = shell.status.high_watermark
+    at = max(start, summary.log_start_offset)
+    out: list[list[Any]] = []
+    count = 0
+    while at < hw and count < limit:
+        got = log.read(at, hw, READ_BATCHES)
+        if not got:
+            break
+        for b in got:
+            if b.end_offset > hw or count >= limit:
+                break
+            if b.control:
+                out.append([b.base_offset, b.epoch, True,
+                            [record_digest(f"control:{len(b.records)}".encode())],
+                            len(b.records)])
+            else:
+                out.append([b.base_offset, b.epoch, False,
+                            [record_digest(r) for r in encoded(b.records)]])
+            count += len(b.records)
+            at = b.end_offset
+        else:
+            continue
+        break
+    snap = summary.snapshot_id
+    return {"log_start": summary.log_start_offset, "log_end": summary.end_offset,
+            "high_watermark": hw, "snapshot": None if snap is None else [snap.offset, snap.epoch],
+            "next": at, "batches": out}
 
 
 def later_page(pages: ImagePages, req: dict[str, Any]) -> dict[str, Any]:

@@ -10,5 +10,10 @@ Modules:
   through the mesh, chosen nodes' data on a ``SmallDisk``;
 - ``disk``: a small filesystem (tmpfs) under a controller's metadata directory, made full
   or read-only on demand;
-- the campaign itself (plan, workload, observation, report, runner).
+- the campaign itself: ``plan`` (the fault kinds, the seeded plan), ``cluster`` (the proxied
+  cluster with its small disk, or what is left out and why), ``observe`` (readings, recovery,
+  settling), ``faults`` (each kind injected, measured, undone), ``workload`` (admin work over
+  the wire, its outcomes, the lost-topics check), ``committed`` (the ledger of committed
+  records), ``report`` (the figures and the ``--json`` report), ``runner`` (the campaign's
+  steps), ``finish`` (signals, clean-up, the report written).
 """

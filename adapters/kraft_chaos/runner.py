@@ -1,0 +1,447 @@
+"""``KRaftCampaign``: start a KRaft cluster (3 controllers, the brokers) behind the proxy mesh,
+with one controller's metadata directory on a small filesystem, run the plan, stop
+everything.
+
+One step (``KRaftCampaign.step``):
+
+1. the admin action is sent (``Workload.run``, from a thread) and, meanwhile, the background
+   thread sends more;
+2. the fault is injected, measured and undone (``faults.Faults.inject``);
+3. the campaign waits, bounded, until the cluster settles (``observe.unsettled`` empty and
+   every acknowledged operation done; past their deadline operations are *stuck*);
+4. the live audit (``adapters.kraft_audit.audit``): the catalogue's state invariants on two
+   readings, its transition invariants between them and -- those that hold across any
+   number of steps (``ACROSS_FAULTS``) -- from the previous fault's reading to this one,
+   its quiescent ones; the fault's own expectations (the zombie stepped down, ...);
+5. the ledger of committed records extended and every controller's log compared with it
+   (``committed``); the acknowledged topics looked for in the committed image.
+
+Everything is bounded: each wait has a deadline, the campaign a time limit. The nodes die with
+the campaign's process (``die_with_parent``); ``close`` resumes paused processes, heals the
+mesh, restores the disks, stops every node, closes the mesh and unmounts the disks -- also on
+Ctrl-C and SIGTERM (``run_kraft_campaign``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from adapters.chaos.report import FaultRecord
+from adapters.cluster.kraft_launcher import KRaftCluster, KRaftClusterError
+from adapters.kraft_audit.audit import audit
+from adapters.kraft_audit.collect import Reading
+from adapters.kraft_audit.targets import Target
+from adapters.kraft_chaos import committed
+from adapters.kraft_chaos.cluster import build_cluster, dismantle
+from adapters.kraft_chaos.faults import Expectation, FaultError, Faults
+from adapters.kraft_chaos.observe import ClusterView, read_view, unsettled
+from adapters.kraft_chaos.plan import KStep, make_plan
+from adapters.kraft_chaos.report import KRaftReport
+from adapters.kraft_chaos.workload import BUDGET_S, Background, Workload
+from fsm.kraft.controller import requests as rq
+from invariants.kraft import CATALOGUE
+from invariants.registry import TRANSITION
+
+POLL_S = 0.2
+PROVOKE_PARTITIONS = 50
+LOST_READINGS = 3
+LOST_RECHECK_S = 1.0
+ACROSS_FAULTS = ("epochs_never_decrease", "broker_epochs_rise_and_retries_keep_them")
+"""The transition invariants that hold between any two readings, however far apart (a
+leader that changed twice may be the same again: ``leader_epoch_moves_with_the_leader``
+holds only between neighbouring readings)."""
+
+
+PROXY_LOGGER = "kcontrol.kraft_chaos.proxy"
+
+
+def log_to_file(name: str, path: Path) -> None:
+    """``name``'s records to ``path`` only (the mesh narrates every refused connection)."""
+    logger = logging.getLogger(name)
+    for h in list(logger.handlers):
+        logger.removeHandler(h)
+        h.close()
+    handler = logging.FileHandler(path, delay=True)  # opened once the directory is prepared
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+
+
+class KRaftCampaignError(RuntimeError):
+    """The campaign cannot go on (the cluster did not start)."""
+
+
+@dataclass
+class KSettings:
+    directory: Path
+    brokers: int = 3
+    controllers: int = 3
+    faults: int = 20
+    seed: int = 1
+    session_timeout_ms: int = 6000
+    fetch_timeout_ms: int = 2000
+    election_timeout_ms: int = 1000
+    heartbeat_ms: int = 500
+    snapshot_every: int = 500
+    settle_timeout_s: float | None = None
+    op_timeout_s: float | None = None
+    time_limit_s: float | None = None
+    background: bool = True
+    disks: bool = True
+    network: bool = True
+
+    @property
+    def session_s(self) -> float:
+        return self.session_timeout_ms / 1000.0
+
+    @property
+    def fetch_s(self) -> float:
+        return self.fetch_timeout_ms / 1000.0
+
+    @property
+    def settle_s(self) -> float:
+        return self.settle_timeout_s or max(60.0, 12 * self.session_s)
+
+    @property
+    def op_s(self) -> float:
+        return self.op_timeout_s or max(90.0, 15 * self.session_s)
+
+    @property
+    def recovery_bound_s(self) -> float:
+        return 4 * max(self.session_s, self.fetch_s) + 30.0
+
+    @property
+    def limit_s(self) -> float:
+        return self.time_limit_s or 300.0 + self.faults * max(90.0, 15 * self.session_s)
+
+    def overrides(self) -> dict[str, str]:
+        return {
+            "broker.session.timeout.ms": str(self.session_timeout_ms),
+            "broker.heartbeat.interval.ms": str(self.heartbeat_ms),
+            "controller.quorum.fetch.timeout.ms": str(self.fetch_timeout_ms),
+            "controller.quorum.election.timeout.ms": str(self.election_timeout_ms),
+            "controller.quorum.election.backoff.max.ms": str(self.election_timeout_ms),
+        }
+
+
+@dataclass
+class KRaftCampaign:
+    settings: KSettings
+    console: Console
+    on_fault: Callable[[FaultRecord], None] | None = None
+    report: KRaftReport = field(init=False)
+    cluster: KRaftCluster | None = None
+    faults: Faults | None = None
+    workload: Workload | None = None
+    background: Background | None = None
+    ledger: committed.Ledger = field(default_factory=committed.Ledger)
+    previous: Reading | None = None
+    probes: int = 0
+    t0: float = field(default_factory=time.monotonic)
+
+    def __post_init__(self) -> None:
+        s = self.settings
+        self.report = KRaftReport(s.seed, s.brokers, s.faults, s.session_timeout_ms,
+                                  controllers=s.controllers,
+                                  started_at=datetime.now(UTC).isoformat(timespec="seconds"))
+
+    def say(self, text: str) -> None:
+        self.console.print(f"[dim]{time.monotonic() - self.t0:7.1f}s[/] {text}", highlight=False)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> None:
+        s = self.settings
+        built = build_cluster(s.directory, s.controllers, s.brokers, overrides=s.overrides(),
+                              snapshot_every=s.snapshot_every, seed=s.seed, disks=s.disks,
+                              network=s.network)
+        self.cluster = built.cluster
+        log_to_file(PROXY_LOGGER, s.directory / "proxy.log")
+        self.report.left_out.update(built.left_out)
+        for kind, why in built.left_out.items():
+            self.say(f"[yellow]{kind} left out: {escape(why)}[/]")
+        self.say(f"starting {s.controllers} controllers and {s.brokers} brokers in "
+                 f"{s.directory} (session {s.session_timeout_ms} ms, fetch timeout "
+                 f"{s.fetch_timeout_ms} ms) ...")
+        try:
+            view = self.cluster.up(timeout=120.0)
+        except KRaftClusterError as exc:
+            raise KRaftCampaignError(f"the cluster did not start: {exc}") from exc
+        self.say(f"cluster up: controller {view.leader} active in epoch {view.epoch}")
+        self.faults = Faults(self.cluster, s.session_s, s.fetch_s, s.recovery_bound_s,
+                             mesh=built.mesh, disks=built.disks, provoke=self.provoke)
+        self.workload = Workload(self.admin_targets, s.op_s)
+        if s.background:
+            self.background = Background(self.workload, s.seed + 1, s.brokers)
+
+    def close(self) -> None:
+        if self.background is not None:
+            self.background.stop()
+        f = self.faults
+        if f is not None:
+            f.resume_all()
+            f.heal_all()
+            f.restore_disks()
+        if self.cluster is not None:
+            self.say("stopping the cluster ...")
+            with contextlib.suppress(Exception):
+                for line in self.cluster.stop():
+                    self.say(f"  {escape(line)}")
+        if f is not None:
+            dismantle(getattr(self.cluster, "mesh", None), f.disks)
+        for h in list(logging.getLogger(PROXY_LOGGER).handlers):
+            logging.getLogger(PROXY_LOGGER).removeHandler(h)
+            h.close()
+
+    def run(self) -> KRaftReport:
+        s = self.settings
+        self.start()
+        assert self.faults is not None
+        plan = make_plan(s.seed, s.faults, s.brokers, disks=bool(self.faults.disks),
+                         network=self.faults.mesh is not None)
+        _, problems = self.settle(time.monotonic() + s.settle_s)
+        if problems:
+            raise KRaftCampaignError(f"the new cluster did not settle: {'; '.join(problems)}")
+        self.check_ledger(0)
+        if self.background is not None:
+            self.background.start()
+        deadline = self.t0 + s.limit_s
+        for step in plan:
+            if time.monotonic() >= deadline:
+                self.report.aborted = (f"time limit of {s.limit_s:.0f} s reached after "
+                                       f"{len(self.report.records)} fault(s)")
+                break
+            self.step(step)
+        if self.background is not None:
+            self.background.stop()
+        self.drain()
+        return self.report
+
+    def drain(self) -> None:
+        w = self.workload
+        assert w is not None
+        if w.pending:
+            self.settle(max(op.deadline for op in w.pending) + 1.0)
+        if w.pending:
+            self.report.stuck.extend(w.give_up(list(w.pending)))
+
+    # ------------------------------------------------------------------ helpers
+
+    def admin_targets(self) -> list[tuple[str, int]]:
+        """Running, unpaused brokers (in a rotating order), then the active controller."""
+        c, f = self.cluster, self.faults
+        if c is None or f is None:
+            return []
+        out = [(n.name, n.port) for b, n in sorted(c.brokers.items())
+               if n.running and b not in f.paused and b not in f.excluded]
+        if out:
+            k = self.probes % len(out)
+            out = out[k:] + out[:k]
+        self.probes += 1
+        for n in c.controllers.values():
+            if n.running and n.node_id not in f.paused:
+                out.append((n.name, n.port))
+        return out
+
+    def provoke(self) -> None:
+        """Make the controllers write: a topic of ``PROVOKE_PARTITIONS`` partitions created
+        and deleted (not counted among the actions)."""
+        w = self.workload
+        assert w is not None
+        self.probes += 1
+        name = f"probe-{self.probes}"
+        w.call(rq.CreateTopicsRequest((rq.CreatableTopic(name, PROVOKE_PARTITIONS, 2),), ()))
+        w.call(rq.DeleteTopicsRequest(names=(name,)))
+
+    def asks(self) -> tuple[dict[int, Any], dict[int, Any]]:
+        c = self.cluster
+        assert c is not None
+        controllers = {n: Target(n, ("controller",), "127.0.0.1", node.admin_port).ask()
+                       for n, node in c.controllers.items() if node.running}
+        brokers = {n: Target(n, ("broker",), "127.0.0.1", node.admin_port).ask()
+                   for n, node in c.brokers.items() if node.running}
+        return controllers, brokers
+
+    # ------------------------------------------------------------------ one step
+
+    def step(self, step: KStep) -> FaultRecord:
+        w, f = self.workload, self.faults
+        assert w is not None and f is not None
+        record = FaultRecord(step.index, step.fault.kind.value, "", step.action.describe(),
+                             "unknown (still on its way)")
+        expectations: list[Expectation] = []
+        bg = self.background
+        if bg is not None:
+            bg.resume()
+        # the action goes out and the fault is injected meanwhile, while the controller
+        # handles it (the answer is awaited after the fault, bounded)
+        sender = threading.Thread(target=lambda: setattr(
+            record, "action_outcome", w.run(step.index, step.action)), daemon=True)
+        sender.start()
+        try:
+            expectations = f.inject(step.fault, record)
+        except (FaultError, KRaftClusterError, OSError, RuntimeError) as exc:
+            record.notes.append(f"injection failed: {exc}")
+            self.report.stuck.append({"step": step.index, "fault": step.fault.describe(),
+                                      "reason": f"fault could not be injected or undone: {exc}"})
+            self.restore_everything()
+        sender.join(2 * BUDGET_S)
+        if bg is not None and not bg.quiesce():
+            record.notes.append("the background action did not end in time")
+        t_settle = time.monotonic()
+        view, problems = self.settle(t_settle + self.settings.settle_s)
+        record.settle_s = time.monotonic() - t_settle
+        if problems:
+            self.report.stuck.append({"step": step.index, "fault": step.fault.describe(),
+                                      "reason": f"cluster not settled after "
+                                                f"{self.settings.settle_s:g} s: "
+                                                + "; ".join(problems[:10])})
+        rows = self.audit_now()
+        for e in expectations:
+            detail = e.check(view)
+            if detail is not None:
+                rows.append({"invariant": e.name, "detail": detail})
+        for row in rows:
+            self.report.violations.append({"step": step.index, "fault": step.fault.describe(),
+                                           **row})
+        record.violations = len(rows)
+        self.check_ledger(step.index)
+        for what in self.lost_topics():
+            self.report.lost.append({"step": step.index, "fault": step.fault.describe(),
+                                     "what": what})
+        self.report.records.append(record)
+        self.progress(step, record, view)
+        if self.on_fault is not None:
+            self.on_fault(record)
+        return record
+
+    def progress(self, step: KStep, record: FaultRecord, view: ClusterView) -> None:
+        n = self.settings.faults
+        rec = "-" if record.recovery_s is None else f"{record.recovery_s:5.2f}s"
+        audit_text = "[green]audit ok[/]" if record.violations == 0 else \
+            f"[bold red]{record.violations} violation(s)[/]"
+        notes = f" [yellow]{escape('; '.join(record.notes))}[/]" if record.notes else ""
+        self.say(f"[bold][{step.index:>{len(str(n))}}/{n}][/] "
+                 f"[cyan]{escape(step.fault.describe()):<40}[/] {escape(record.target):<15} "
+                 f"recovered {rec}  settled {record.settle_s or 0:5.1f}s  {audit_text}  "
+                 f"| {escape(record.action)} -> {escape(record.action_outcome)} "
+                 f"| active {view.active} epoch {view.epoch}, "
+                 f"{len(view.partitions())} partitions, ledger {self.ledger.end}{notes}")
+
+    def settle(self, deadline: float) -> tuple[ClusterView, list[str]]:
+        c, w = self.cluster, self.workload
+        assert c is not None and w is not None
+        while True:
+            view = read_view(c, ())
+            if view.topics is not None:
+                w.progress(view.topics)
+            problems = unsettled(c, view)
+            if not problems and not w.pending:
+                return view, []
+            overdue = w.overdue()
+            if overdue:
+                self.report.stuck.extend(w.give_up(overdue))
+            if time.monotonic() >= deadline:
+                return view, problems + [f"{len(w.pending)} operation(s) pending"]
+            time.sleep(POLL_S)
+
+    def restore_everything(self) -> None:
+        c, f = self.cluster, self.faults
+        assert c is not None and f is not None
+        f.resume_all()
+        f.heal_all()
+        f.restore_disks()
+        for node in c.nodes():
+            if not node.running:
+                with contextlib.suppress(KRaftClusterError, OSError, RuntimeError):
+                    c.start_node(node.node_id)
+
+    # ------------------------------------------------------------------ checks
+
+    def audit_now(self) -> list[dict[str, str]]:
+        controllers, brokers = self.asks()
+        try:
+            result = audit(controllers, brokers, settle_s=10.0, catch_up_s=10.0)
+        except (ConnectionError, OSError, ValueError) as exc:
+            return [{"invariant": "audit_readable", "detail": str(exc)}]
+        rows = [{"invariant": v.invariant, "detail": v.detail} for v in result.violations]
+        if self.previous is not None:
+            before, after = self.previous.view, result.readings[0].view
+            for inv in CATALOGUE:
+                if inv.kind == TRANSITION and inv.name in ACROSS_FAULTS:
+                    rows += [{"invariant": v.invariant, "detail": f"since the last fault: "
+                              f"{v.detail}"} for v in inv.check(before, after)]
+        self.previous = result.last
+        return rows
+
+    def lost_topics(self) -> list[str]:
+        """The acknowledged topics the committed image lost -- confirmed by a second reading
+        a moment later (a controller just elected may serve its image before it caught up
+        with its own log's committed records)."""
+        c, w = self.cluster, self.workload
+        assert c is not None and w is not None
+        found: list[str] = []
+        for attempt in range(LOST_READINGS):
+            if attempt:
+                time.sleep(LOST_RECHECK_S)
+            read_at = time.monotonic()
+            view = read_view(c, (), metadata=False)
+            if view.topics is None:
+                continue
+            found = w.lost(view.topics, read_at)
+            if not found:
+                return []
+        return found
+
+    def check_ledger(self, step: int) -> None:
+        c = self.cluster
+        assert c is not None
+        view = read_view(c, (), metadata=False)
+        controllers, _ = self.asks()
+        found: list[dict[str, Any]] = []
+        try:
+            if view.active is not None and view.active in controllers:
+                log = committed.read_log(f"controller {view.active}", controllers[view.active],
+                                         self.ledger.end)
+                found += self.ledger.extend(log)
+            for n, ask in sorted(controllers.items()):
+                found += self.ledger.compare(committed.read_log(f"controller {n}", ask))
+        except (OSError, ValueError, KeyError, RuntimeError) as exc:
+            self.say(f"[yellow]the ledger could not read a log: {escape(str(exc))}[/]")
+        seen = {(r["node"], r["offset"], r["detail"]) for r in self.report.lost_committed_records}
+        for row in found:
+            if (row["node"], row["offset"], row["detail"]) not in seen:
+                self.report.lost_committed_records.append({"step": step, **row})
+        led = self.ledger
+        self.report.ledger = {"end_offset": led.end, "batches": len(led.batches),
+                              "records": led.records, "skipped_into_snapshots": led.skipped,
+                              "full": led.full}
+
+
+def run_kraft_campaign(settings: KSettings, console: Console | None = None,
+                       json_path: Path | None = None,
+                       on_fault: Callable[[FaultRecord], None] | None = None
+                       ) -> tuple[int, KRaftReport]:
+    """Run, report, stop everything (also on Ctrl-C/SIGTERM/SIGHUP). Returns (exit code,
+    report): 0 only when the report is ok."""
+    from adapters.kraft_chaos.finish import finish
+
+    console = console or Console(width=max(Console().width, 160))
+    campaign = KRaftCampaign(settings, console, on_fault)
+    return finish(campaign, console, json_path, (KRaftCampaignError, KRaftClusterError))
+
+
+__all__ = ["ACROSS_FAULTS", "KRaftCampaign", "KRaftCampaignError", "KSettings",
+           "run_kraft_campaign"]
