@@ -447,11 +447,15 @@ class MetadataLog:
             raise KeyError(f"no snapshot {snapshot_id} (have {self._snapshots})")
         return self.directory / snapshots.snapshot_name(snapshot_id)
 
-    def read_snapshot(self, snapshot_id: OffsetAndEpoch) -> tuple[Any, ...]:
-        """The state machine's records of the snapshot, every batch checked."""
+    def read_snapshot(self, snapshot_id: OffsetAndEpoch, serde: RecordSerde | None = None
+                      ) -> tuple[Any, ...]:
+        """The state machine's records of the snapshot, every batch checked. ``serde``: the
+        one to decode them with, if not the log's (a node that keeps the log's records as
+        bytes reads a snapshot's as values, batch by batch, with no million ``bytes`` in
+        between)."""
         path = self._snapshot_path(snapshot_id)
-        return snapshots.records_of(path.read_bytes(), snapshot_id, self.serde, str(path),
-                                    MAX_BATCH_BYTES_LIMIT)
+        return snapshots.records_of(path.read_bytes(), snapshot_id, serde or self.serde,
+                                    str(path), MAX_BATCH_BYTES_LIMIT)
 
     def snapshot_size(self, snapshot_id: OffsetAndEpoch) -> int:
         return self._snapshot_path(snapshot_id).stat().st_size

@@ -323,8 +323,10 @@ class RaftNodeShell:
         image = getattr(controller, "committed", None)
         partitions = image.partition_count() if image is not None else -1
         log.info("%s controller image loaded from snapshot %s: %d topics, %d partitions, "
-                 "%.2f s after the start (read and decode %.2f s)", self.prefix, snap,
-                 len(getattr(image, "topics", ())), partitions, took, self.port.snapshot_read_s)
+                 "%.2f s after the start (read, checked and decoded in %.2f s); %.2f s of CPU "
+                 "since the process started", self.prefix, snap,
+                 len(getattr(image, "topics", ())), partitions, took, self.port.snapshot_read_s,
+                 time.process_time())
         self._status = _with(self._status, snapshot_loaded_offset=snap.offset,
                              snapshot_loaded_at=time.time())
 
