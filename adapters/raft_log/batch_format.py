@@ -139,8 +139,8 @@ def decode_records(data: bytes | memoryview, header: BatchHeader, pos: int = 0
     """The records of the (CRC-checked) batch at ``pos``; :class:`MalformedBatch` unless
     they fill the batch exactly, uncompressed, at offset deltas 0, 1, ...
 
-    The common record (a length and a value length of one or two bytes, every other varint
-    one byte, a null key, no header) is read inline; any other field goes through
+    The common record (a length, an offset delta and a value length of one or two bytes,
+    every other varint one byte, a null key, no header) is read inline; any other field goes through
     :func:`read_varint`."""
     if header.attributes & COMPRESSION_MASK:
         raise MalformedBatch(f"compression {header.attributes & COMPRESSION_MASK} is not "
@@ -177,6 +177,9 @@ def decode_records(data: bytes | memoryview, header: BatchHeader, pos: int = 0
             b = buf[p]
             if b < 0x80:
                 delta, p = (b >> 1) ^ -(b & 1), p + 1
+            elif p + 1 < stop and buf[p + 1] < 0x80:  # two bytes: records 64 to 8191
+                z = (b & 0x7F) | (buf[p + 1] << 7)
+                delta, p = (z >> 1) ^ -(z & 1), p + 2
             else:
                 delta, p = read_varint(buf, p, stop)
             if delta != i:

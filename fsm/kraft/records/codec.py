@@ -350,50 +350,61 @@ def encode_record(value: Any) -> bytes:
 # gives the same value (``tests/unit/kraft/records/test_records_fast_path.py`` holds it to
 # that, differentially); it never raises.
 
-_SHAPES: dict[int, struct.Struct] = {}
-"""PartitionRecord payload layouts by their four array-length bytes (bounded cache)."""
-_MAX_SHAPES = 4096
+_Layout = tuple[int, int, int, int, int, int, Callable[..., tuple[Any, ...]], int, int, int,
+                int]
+_LAYOUTS: dict[int, _Layout] = {}
+"""PartitionRecord layouts by record size and replica count (bounded): where the other three
+array lengths are and what they hold, the payload's unpacker, where each array ends in it."""
+_MAX_LAYOUTS = 4096
 
 
-def _partition_shape(key: int, r: int, i: int, rm: int, ad: int) -> struct.Struct:
-    shape = _SHAPES.get(key)
-    if shape is None:
-        shape = struct.Struct(f">i16sx{r}ix{i}ix{rm}ix{ad}i3ix")
-        if len(_SHAPES) < _MAX_SHAPES:
-            _SHAPES[key] = shape
-    return shape
-
-
-def _fast_partition(data: bytes) -> Any:
-    """A PartitionRecord v0 of the common layout (see above), or None."""
+def _partition_layout(data: bytes) -> _Layout | None:
+    """The layout of ``data`` (a PartitionRecord v0 behind its frame), if common; remembered
+    for the next record of its size and replica count."""
     try:
         b0 = data[23]  # replicas: not nullable, 0-126 items
         if not 0 < b0 < 0x80:
             return None
-        p = 24 + 4 * (b0 - 1)
-        b1 = data[p]  # isr: not nullable
+        p1 = 24 + 4 * (b0 - 1)
+        b1 = data[p1]  # isr: not nullable
         if not 0 < b1 < 0x80:
             return None
-        p += 1 + 4 * (b1 - 1)
-        b2 = data[p]  # removing replicas: null reads as ()
+        p2 = p1 + 1 + 4 * (b1 - 1)
+        b2 = data[p2]  # removing replicas: null reads as ()
         if b2 >= 0x80:
             return None
-        p += 1 + 4 * (b2 - 1 if b2 else 0)
-        b3 = data[p]  # adding replicas: likewise
+        p3 = p2 + 1 + 4 * (b2 - 1 if b2 else 0)
+        b3 = data[p3]  # adding replicas: likewise
         if b3 >= 0x80:
             return None
-        p += 1 + 4 * (b3 - 1 if b3 else 0)
     except IndexError:
         return None
-    if len(data) != p + 13 or data[p + 12]:  # three int32s, then no tagged field, the end
+    size = p3 + 1 + 4 * (b3 - 1 if b3 else 0) + 13  # three int32s, a tagged-field count
+    if len(data) != size:
         return None
     r, i = b0 - 1, b1 - 1
     rm, ad = (b2 - 1 if b2 else 0), (b3 - 1 if b3 else 0)
-    v = _partition_shape(b0 | b1 << 7 | b2 << 14 | b3 << 21, r, i, rm, ad).unpack_from(data, 3)
     a = 2 + r
-    b = a + i
-    c = b + rm
-    d = c + ad
+    unpack = struct.Struct(f">i16sx{r}ix{i}ix{rm}ix{ad}i3ix").unpack_from
+    layout = (p1, b1, p2, b2, p3, b3, unpack, a, a + i, a + i + rm, a + i + rm + ad)
+    if len(_LAYOUTS) < _MAX_LAYOUTS:
+        _LAYOUTS.setdefault(size << 8 | b0, layout)
+    return layout
+
+
+def _fast_partition(data: bytes) -> Any:
+    """A PartitionRecord v0 of the common layout (see above), or None."""
+    size = len(data)
+    layout = _LAYOUTS.get(size << 8 | data[23]) if size > 39 else None
+    if layout is None or data[layout[0]] != layout[1] or data[layout[2]] != layout[3] \
+            or data[layout[4]] != layout[5]:
+        layout = _partition_layout(data)
+        if layout is None:
+            return None
+    if data[-1]:  # a tagged field
+        return None
+    _, _, _, _, _, _, unpack, a, b, c, d = layout
+    v = unpack(data, 3)
     return new_partition_record(v[0], v[1], v[2:a], v[a:b], v[b:c], v[c:d], v[d], v[d + 1],
                                 v[d + 2])
 

@@ -19,6 +19,7 @@ from records_strategies import record_of
 
 from fsm.kraft.image.partitions import PartitionImage, new_partition_image
 from fsm.kraft.records.codec import (
+    _LAYOUTS,
     _fast_partition,
     _fast_topic,
     decode_record,
@@ -142,6 +143,27 @@ def test_layouts_the_fast_path_leaves_to_the_table() -> None:
     raw = encode_record(PartitionRecord(3, tid, (1, 2), (1,)))[:-1] + b"\x01\x09\x01\x00"
     assert _fast_partition(raw) is None
     assert decode_record(raw) == PartitionRecord(3, tid, (1, 2), (1,))
+
+
+def test_layouts_remembered_by_size_and_replica_count_are_checked_again() -> None:
+    """Two records of one size and replica count whose other arrays split differently: the
+    layout remembered for the first is not the second's."""
+    tid = uuid_of(4)
+    first = PartitionRecord(1, tid, (1, 2, 3), (1, 2), (3,), ())
+    second = PartitionRecord(2, tid, (1, 2, 3), (1,), (2, 3), ())
+    third = PartitionRecord(3, tid, (1, 2, 3), (1,), (2,), (3,))
+    raws = [encode_record(v) for v in (first, second, third)]
+    assert len({len(r) for r in raws}) == 1 and len({r[23] for r in raws}) == 1
+    for _ in range(2):
+        for value, raw in zip((first, second, third), raws, strict=True):
+            assert _fast_partition(raw) == value == decode_record(raw)
+    # every length byte is checked: here only the removing replicas' length tells them
+    # apart (the byte where the first one's adding-replicas length is reads 2 in both)
+    x = PartitionRecord(5, tid, (1, 2, 3), (1,), (), (7,))
+    y = PartitionRecord(6, tid, (1, 2, 3), (1,), (0x02000000,), ())
+    _LAYOUTS.clear()  # x's layout is the one remembered for their size
+    for value in (x, y, x, y):
+        assert _fast_partition(encode_record(value)) == value
 
 
 def test_memoryview_and_bytearray_inputs() -> None:
