@@ -9,8 +9,9 @@ controller's log start and its high watermark must be there. Anything else is a 
 committed record, reported with its offset and the node.
 
 Offsets below a node's log start live in its snapshot: the snapshot must end at or below the
-node's high watermark (it holds committed records only); its content is checked through the
-committed image (the lost-topics check and the audit), not record by record.
+committed offset, and the committed record before its end must be of the snapshot's epoch;
+its content is checked through the committed image (the lost-topics check and the audit),
+not record by record.
 
 The logs are read over the controllers' admin sockets (``log_digests``:
 ``adapters.kraft_audit.node_ops``), a page at a time. Bounded: at most ``max_records``
@@ -19,6 +20,7 @@ records are kept (16 hex digits each); past that the ledger stops growing and sa
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -83,6 +85,8 @@ def read_log(node: str, ask: Ask, start: int = 0, *, page: int = PAGE_RECORDS) -
 class Ledger:
     max_records: int = MAX_RECORDS
     batches: dict[int, LedgerBatch] = field(default_factory=dict)
+    bases: list[int] = field(default_factory=list)
+    """The batches' base offsets, ascending (they are appended in order)."""
     end: int = 0
     records: int = 0
     full: bool = False
@@ -113,6 +117,7 @@ class Ledger:
                 self.full = True
                 break
             self.batches[b.base] = b
+            self.bases.append(b.base)
             self.records += len(b.digests)
             self.end = b.end
         return lost
@@ -121,9 +126,8 @@ class Ledger:
         """Every disagreement between ``log`` and the ledger, as loss rows."""
         out = []
         held = {b.base: b for b in log.batches}
-        if log.snapshot is not None and log.snapshot[0] > log.high_watermark:
-            out.append(_loss(log.node, log.snapshot[0], f"a snapshot ends at {log.snapshot[0]}"
-                             f", past the node's high watermark {log.high_watermark}"))
+        if log.snapshot is not None:
+            out += self._snapshot_problems(log, log.snapshot)
         for b in log.batches:
             if b.base >= self.end:
                 break
@@ -143,6 +147,28 @@ class Ledger:
                                  f"{log.log_start}, high watermark {log.high_watermark})"))
         return out
 
+
+    def _snapshot_problems(self, log: NodeLog, snap: tuple[int, int]) -> list[dict[str, Any]]:
+        """A snapshot holds committed records only: it ends at or below the committed offset
+        (the node's high watermark -- which a restarted node learns again from the leader,
+        so the ledger's end counts too), and the record before its end is of its epoch."""
+        end, epoch = snap
+        if end > max(log.high_watermark, self.end):
+            return [_loss(log.node, end, f"a snapshot ends at {end}, past the committed "
+                          f"offset (the node's high watermark {log.high_watermark}, the "
+                          f"ledger's end {self.end})")]
+        held = self.batch_holding(end - 1)
+        if held is not None and held.epoch != epoch:
+            return [_loss(log.node, end, f"a snapshot ending at {end} names epoch {epoch}; "
+                          f"the committed record before it is of epoch {held.epoch}")]
+        return []
+
+    def batch_holding(self, offset: int) -> LedgerBatch | None:
+        i = bisect.bisect_right(self.bases, offset) - 1
+        if i < 0:
+            return None
+        b = self.batches[self.bases[i]]
+        return b if b.base <= offset < b.end else None
 
     def _gap(self, start: int, end: int) -> None:
         self.gaps.append((start, end))

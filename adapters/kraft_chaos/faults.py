@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -64,6 +65,11 @@ class Faults:
     """Controllers that must not be the active one for the cluster to count as recovered."""
     provoke: Callable[[], None] | None = None
     """Makes the controllers write (an admin action): a full disk must be noticed."""
+    watched: int | None = None
+    """A broker whose fencing in the committed image is timed (``fenced_at``)."""
+    since: float = 0.0
+    fenced_at: float | None = None
+    slowest_reading: float = 0.0
 
     # ------------------------------------------------------------------ observing
 
@@ -75,11 +81,27 @@ class Faults:
             - self.excluded
 
     def recovered(self) -> bool:
+        t = time.monotonic()
         v = self.view()
+        self.slowest_reading = max(self.slowest_reading, time.monotonic() - t)
+        if self.watched is not None and self.fenced_at is None and \
+                (v.registrations or {}).get(self.watched, {}).get("fenced"):
+            self.fenced_at = t - self.since  # fenced when the reading began, at the latest
         if v.active is None or v.active in self.not_active:
             return False
         live = self.running_brokers() & v.unfenced()
         return not leaderless(v, live)
+
+    def watch(self, broker: int | None, t0: float) -> None:
+        self.watched, self.since, self.fenced_at, self.slowest_reading = broker, t0, None, 0.0
+
+    def timing_notes(self, record: FaultRecord) -> None:
+        """When the watched broker was seen fenced; the slowest reading of the recovery wait
+        (the clock's resolution)."""
+        if self.fenced_at is not None:
+            record.notes.append(f"fenced by {self.fenced_at:.2f}s")
+        if self.slowest_reading >= 1.0:
+            record.notes.append(f"a reading took {self.slowest_reading:.1f}s")
 
     def wait_recovery(self, t0: float, until: Callable[[], bool] | None = None
                       ) -> float | None:
@@ -113,6 +135,8 @@ class Faults:
 
     def inject(self, fault: KFault, record: FaultRecord) -> list[Expectation]:
         k = fault.kind
+        broker = fault.target if isinstance(fault.target, int) else None
+        self.watch(broker, time.monotonic())
         try:
             if k in (KFaultKind.KILL_ACTIVE, KFaultKind.KILL_STANDBY):
                 return self.kill_controller(self.resolve_controller(fault), fault, record)
@@ -130,8 +154,10 @@ class Faults:
                 return self.isolate(self.resolve_controller(fault), fault, record)
             return self.one_way_loss(self.resolve_controller(fault), fault, record)
         finally:
+            self.timing_notes(record)
             self.excluded.clear()
             self.not_active.clear()
+            self.watched = None
 
     # ------------------------------------------------------------------ processes
 
@@ -149,7 +175,7 @@ class Faults:
     def kill_broker(self, victim: int, record: FaultRecord) -> list[Expectation]:
         record.target = f"broker {victim}"
         self.excluded.add(victim)
-        t0 = time.monotonic()
+        t0 = self.since = time.monotonic()
         self.cluster.kill(victim)
         record.recovery_s = self.wait_recovery(t0)
         self.cluster.start_node(victim)
@@ -191,7 +217,7 @@ class Faults:
         self.cluster.node(victim).close_client()
         self._signal(victim, signal.SIGSTOP)
         self.paused.add(victim)
-        t0 = time.monotonic()
+        t0 = self.since = time.monotonic()
 
         def fenced_and_held() -> bool:
             if time.monotonic() - t0 < hold:
@@ -219,7 +245,7 @@ class Faults:
         node.close_client()
         node.stopped = True
         self.excluded.add(victim)
-        t0 = time.monotonic()
+        t0 = self.since = time.monotonic()
         node.signal(signal.SIGTERM)
         record.recovery_s = self.wait_recovery(t0)
         assert node.proc is not None
@@ -238,52 +264,60 @@ class Faults:
 
     def disk_fault(self, fault: KFault, record: FaultRecord) -> list[Expectation]:
         """The disk of the controller on the small filesystem full or read-only; the quorum
-        kept writing (``provoke``) until that controller stops -- it must halt (exit status
-        ``HALT_STATUS``) -- or ``DISK_STOP_WAIT_S`` pass (a read-only disk fails only a new
-        file: the next snapshot or segment); restored; the controller restarted."""
+        kept writing (``provoke``, from a thread) until that controller stops -- it must halt
+        (exit status ``HALT_STATUS``) -- or ``DISK_STOP_WAIT_S`` pass (a read-only disk fails
+        only a new file: the next snapshot or segment); restored; restarted.
+
+        The controller serves until its first failed write, so the recovery clock runs from
+        its halt: until the cluster serves without it if it was the active controller (0 if
+        it never halted)."""
         if not self.disks:
             raise FaultError("no small disk under a controller")
         victim = sorted(self.disks)[0]
         disk = self.disks[victim]
         node = self.cluster.node(victim)
         record.target = f"controller {victim}"
-        if self.view(metadata=False).active == victim:
-            self.not_active.add(victim)
         t0 = time.monotonic()
         if fault.kind is KFaultKind.DISK_FULL:
             disk.fill()
         else:
             disk.read_only()
+        stop = threading.Event()
+        writer = threading.Thread(target=self._keep_writing, args=(stop,), daemon=True)
         expectations: list[Expectation] = []
-        got: float | None = None
         try:
+            writer.start()
             deadline = t0 + DISK_STOP_WAIT_S
             while node.running and time.monotonic() < deadline:
-                if got is None and self.recovered():
-                    got = time.monotonic() - t0
-                if self.provoke is not None:
-                    self.provoke()
                 time.sleep(POLL_S)
+            halted = time.monotonic()
             if node.running:
                 record.notes.append(f"no write failed in {DISK_STOP_WAIT_S:g}s: kept running")
+                record.recovery_s = 0.0 if self.recovered() else self.wait_recovery(halted)
             else:
                 assert node.proc is not None
                 code = node.proc.returncode
                 node.stopped = True
-                record.notes.append(f"halted {time.monotonic() - t0:.1f}s, exit {code}")
+                record.notes.append(f"halted {halted - t0:.1f}s after the fault, exit {code}")
                 if code != HALT_STATUS:
                     detail = (f"controller {victim} exited with status {code} on its "
                               f"{disk.state} disk, not {HALT_STATUS} (halted)")
                     expectations.append(Expectation("fail_stop_on_disk_error", victim,
                                                     lambda v, d=detail: d))
-            if got is None:
-                got = self.wait_recovery(t0)
-            record.recovery_s = got
+                self.not_active.add(victim)
+                record.recovery_s = self.wait_recovery(halted)
         finally:
+            stop.set()
+            writer.join(2 * DISK_STOP_WAIT_S)
             disk.restore()
         if not node.running:
             self.cluster.start_node(victim)
         return [*expectations, follows_the_leader(victim, "failed_controller_rejoins")]
+
+    def _keep_writing(self, stop: threading.Event) -> None:
+        while not stop.is_set() and self.provoke is not None:
+            self.provoke()
+            stop.wait(POLL_S)
 
     # ------------------------------------------------------------------ network
 

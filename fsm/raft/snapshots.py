@@ -124,4 +124,8 @@ def on_snapshot_written(node: RaftNode, snapshot_id: OffsetAndEpoch) -> list[Eff
     node.epochs = idx.trimmed(node.epochs, snapshot_id.offset)
     node.log_start_offset = snapshot_id.offset
     node.flushed_offset = max(node.flushed_offset, snapshot_id.offset)  # the snapshot is durable
-    return [DeleteBefore(snapshot_id.offset)]
+    # A follower whose flush was pending may now be durable to its end: the ``Flushed`` still
+    # to come tells nothing new and would not send the next Fetch, so this does -- without
+    # it the follower fell silent until its fetch timeout and stood for election (the KRaft
+    # fault campaign: an election after every follower snapshot taken ahead of its flush).
+    return [DeleteBefore(snapshot_id.offset), *follower.maybe_fetch(node)]

@@ -65,11 +65,16 @@ def test_a_truncated_log_behind_a_high_watermark_is_lost() -> None:
     assert [r["offset"] for r in rows] == [3, 4]
 
 
-def test_a_snapshot_past_the_high_watermark_is_lost() -> None:
+def test_a_snapshot_past_the_committed_offset_or_of_another_epoch_is_lost() -> None:
     led = ledger()
     rows = led.compare(log("controller 3001", batches()[3:], hw=7, start=4, snapshot=(9, 2)))
     assert [r["offset"] for r in rows] == [9]
     assert led.compare(log("controller 3001", batches()[3:], hw=7, start=4,
+                           snapshot=(4, 2))) == []
+    (row,) = led.compare(log("controller 3001", batches()[3:], hw=7, start=4, snapshot=(4, 1)))
+    assert row["offset"] == 4 and "epoch 1" in row["detail"]
+    # a node just restarted knows no high watermark yet: the ledger's end stands for it
+    assert led.compare(log("controller 3002", batches()[3:], hw=0, start=4,
                            snapshot=(4, 2))) == []
 
 

@@ -8,14 +8,14 @@ import pytest
 
 from fsm.errors import ErrorCode
 from fsm.raft.effects import REQUEST, DeleteBefore, InstallSnapshot, SendSnapshotChunk
-from fsm.raft.events import Received, SnapshotWritten, TimerFired
+from fsm.raft.events import Flushed, Received, SnapshotWritten, TimerFired
 from fsm.raft.messages import (
     FetchRequest,
     FetchSnapshotRequest,
     FetchSnapshotResponse,
     OffsetAndEpoch,
 )
-from tests.unit.raft.helpers import answer, fetch, follower, leader, log_of, of, sent
+from tests.unit.raft.helpers import answer, batch, fetch, follower, leader, log_of, of, sent
 
 
 def leader_with_snapshot() -> tuple:
@@ -85,3 +85,18 @@ def test_a_snapshot_gone_from_the_leader_sends_the_follower_back_to_fetch():
                                                             snap)))
     assert node.pending_snapshot is None and not sent(effects)
     assert sent(node.handle(TimerFired(REQUEST, 1)), FetchRequest) == [req]
+
+
+def test_a_follower_snapshotting_ahead_of_its_flush_fetches_on() -> None:
+    # Found by the KRaft fault campaign: the snapshot moved the flushed offset to the log's
+    # end, the Flushed that followed told nothing new, and no Fetch went out: the follower
+    # stood for election one fetch timeout later.
+    node, effects = follower(3, 1, 2)
+    (req,) = sent(effects, FetchRequest)
+    effects = answer(node, req, hw=3, batches=(batch(0, 2, 3),))
+    assert sent(effects, FetchRequest) == []  # the log is not durable yet: no Fetch
+    assert (node.end_offset, node.high_watermark, node.flushed_offset) == (3, 3, 0)
+    effects = node.handle(SnapshotWritten(OffsetAndEpoch(3, 2)))
+    assert of(effects, DeleteBefore) == [DeleteBefore(3)]
+    assert sent(effects, FetchRequest) == [FetchRequest(3, 2, 3, 2)]
+    assert sent(node.handle(Flushed(3)), FetchRequest) == []  # one Fetch in flight, not two
