@@ -21,7 +21,7 @@ pytestmark = pytest.mark.integration
 
 FAULTS = 12
 SEED = 7
-SESSION_MS = 3000
+SESSION_MS = 4000
 FETCH_MS = 1500
 TIMEOUT_S = 600
 
