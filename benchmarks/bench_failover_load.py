@@ -22,8 +22,11 @@ import argparse
 import sys
 import tempfile
 import time
+from collections import deque
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any, NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -40,57 +43,118 @@ from fsm.znodes import BrokerRegistration  # noqa: E402
 BROKERS = 10
 
 
-def populate(c: KazooClient, topics: int, partitions: int, distinct: bool) -> list[str]:
+MAX_MULTI_BYTES = 1_000_000
+"""A ``multi`` request's bound: below ZooKeeper's default ``jute.maxbuffer`` (0xfffff)."""
+MAX_MULTI_OPS = 4000
+MAX_IN_FLIGHT = 8
+_CREATE_OVERHEAD = 9 + 4 + 4 + 4 + (4 + 4 + len("world") + 4 + len("anyone")) + 4
+"""A create inside a ``multi``: op header, path and data lengths, one open ACL, flags."""
+
+
+def populate(c: KazooClient, topics: int, partitions: int, distinct: bool,
+             brokers: int = BROKERS, *, max_ops: int = MAX_MULTI_OPS,
+             max_bytes: int = MAX_MULTI_BYTES, max_in_flight: int = MAX_IN_FLIGHT,
+             progress: Callable[[int], None] | None = None) -> list[str]:
+    """Broker registrations (ephemeral, this session), ``topics`` x ``partitions`` (replication
+    factor 3 over the brokers) with their partition states; ``multi`` batches of at most
+    ``max_ops`` creates and ``max_bytes`` request bytes, ``max_in_flight`` at a time. Returns
+    the partition state paths; ``progress(partitions_done)`` after each topic batch committed."""
     for p in P.PERSISTENT_PATHS:
         c.ensure_path(p)
-    for b in range(BROKERS):
+    for b in range(brokers):
         path = P.broker(b)
         c.create(path, codec.encode(path, BrokerRegistration(b, (Endpoint("PLAINTEXT", "h", 9092 + b),))),
                  ephemeral=True)
     paths: list[str] = []
-    pending = []
+    pending: deque[tuple[Any, int]] = deque()
     tx = c.transaction()
-    n = 0
+    ops = size = 0
+
+    def create(path: str, data: bytes) -> None:
+        nonlocal tx, ops, size
+        cost = _CREATE_OVERHEAD + len(path.encode()) + len(data)
+        if ops >= max_ops or size + cost > max_bytes - 64:
+            flush()
+        tx.create(path, data)
+        ops += 1
+        size += cost
+
+    def settle(result: Any, done: int) -> None:
+        bad = [x for x in result.get() if isinstance(x, Exception)]
+        assert not bad, bad[:3]
+        if progress is not None:
+            progress(done)
+
+    def flush() -> None:
+        nonlocal tx, ops, size
+        if ops:
+            pending.append((tx.commit_async(), len(paths)))
+            tx, ops, size = c.transaction(), 0, 0
+            if len(pending) >= max_in_flight:
+                settle(*pending.popleft())
+
     for t in range(topics):
-        name = f"topic-{t:04d}"
-        reps = {p: [(t + p + k) % BROKERS for k in range(3)] for p in range(partitions)}
-        tx.create(P.topic(name), codec.encode(P.topic(name), TopicAssignment.of(reps)))
-        tx.create(P.partitions(name), b"")
+        name = topic_name(t)
+        reps = {p: [(t + p + k) % brokers for k in range(3)] for p in range(partitions)}
+        create(P.topic(name), codec.encode(P.topic(name), TopicAssignment.of(reps)))
+        create(P.partitions(name), b"")
         for p in range(partitions):
             epoch = t * partitions + p if distinct else p % 5
             li = LeaderAndIsr(reps[p][0], epoch, tuple(reps[p]), 1)
-            tx.create(P.partition(name, p), b"")
+            create(P.partition(name, p), b"")
             sp = P.partition_state(name, p)
-            tx.create(sp, codec.encode(sp, li))
+            create(sp, codec.encode(sp, li))
             paths.append(sp)
-            n += 2
-            if n >= 4000:
-                pending.append(tx.commit_async())
-                tx, n = c.transaction(), 0
-                if len(pending) >= 8:
-                    pending.pop(0).get()
-    pending.append(tx.commit_async())
-    for r in pending:
-        res = r.get()
-        bad = [x for x in res if isinstance(x, Exception)]
-        assert not bad, bad[:3]
+    flush()
+    while pending:
+        settle(*pending.popleft())
     return paths
 
 
-def kcontrol_load(hosts: str, broker_id: int) -> tuple[float, float, int]:
+def topic_name(t: int) -> str:
+    return f"topic-{t:04d}"
+
+
+def state_paths_of(topics: int, partitions: int) -> list[str]:
+    """The partition state paths ``populate`` creates (for a chroot populated earlier)."""
+    return [P.partition_state(topic_name(t), p) for t in range(topics) for p in range(partitions)]
+
+
+class LoadRun(NamedTuple):
+    load_s: float  # ControllerService.last_load_s: won -> ClusterLoaded built
+    start_to_idle_s: float  # service start -> the core has handled ClusterLoaded, queue empty
+    partitions: int  # partition states in the controller's context
+    rss_bytes: int  # this process's resident set with the controller loaded
+    cpu_s: float  # this process's CPU time from service start to the load built (all threads)
+
+
+def kcontrol_load(hosts: str, broker_id: int) -> LoadRun:
     svc = ControllerService(broker_id, hosts, session_timeout_ms=10000)
-    t0 = time.monotonic()
+    t0, c0 = time.monotonic(), time.process_time()
     svc.start()
     try:
         deadline = time.monotonic() + 600
         while svc.last_load_s is None and time.monotonic() < deadline:
             time.sleep(0.01)
+        cpu = time.process_time() - c0
         assert svc.is_active, "the benchmark's service did not win /controller"
         svc.wait_idle(600)
         total = time.monotonic() - t0
-        return svc.last_load_s or 0.0, total, len(svc.controller.ctx.states)
+        return LoadRun(svc.last_load_s or 0.0, total, len(svc.controller.ctx.states), rss_bytes(),
+                       cpu)
     finally:
         svc.stop()
+
+
+def rss_bytes(pid: int | str = "self") -> int:
+    """VmRSS of a process (Linux ``/proc``), 0 if unknown."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
 
 
 def baseline(c: KazooClient, topics: int, state_paths: list[str]) -> float:
@@ -137,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{time.monotonic() - t0:.1f} s", flush=True)
         ours, base, totals = [], [], []
         for run in range(args.runs):
-            load, total, n = kcontrol_load(hosts, 100 + run)
+            load, total, n, _, _ = kcontrol_load(hosts, 100 + run)
             assert n == len(state_paths), (n, len(state_paths))
             b = baseline(c, args.topics, state_paths)
             ours.append(load)
