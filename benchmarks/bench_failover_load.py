@@ -19,6 +19,7 @@ different bytes (a unique leader epoch), defeating the decoder's memo: the worst
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import tempfile
 import time
@@ -144,6 +145,8 @@ def kcontrol_load(hosts: str, broker_id: int) -> LoadRun:
                        cpu)
     finally:
         svc.stop()
+        del svc
+        gc.collect()  # the stopped controller's state (cycles through kazoo) before the next run
 
 
 def rss_bytes(pid: int | str = "self") -> int:
