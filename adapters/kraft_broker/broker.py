@@ -136,7 +136,8 @@ class KRaftBrokerNode:
             initial_registration_timeout_ms=s.initial_broker_registration_timeout_ms,
             controlled_shutdown_enable=s.controlled_shutdown_enable))
         self.replicas = ReplicaDirs(s.log_dirs[0] if s.log_dirs else s.metadata_log_dir,
-                                    self.broker_id, lambda tid: _topic_name(core, tid))
+                                    self.broker_id, lambda tid: _topic_name(core, tid),
+                                    background=True)
         local = self.replicas.scan()
         self.shell = BrokerShell(core, CoreRequests(self.channel, self._submit,
                                                     request_timeout_s, self.broker_id),
@@ -210,6 +211,8 @@ class KRaftBrokerNode:
             self.observer.stop()
         if shell is not None:
             shell.stop()
+        if self.replicas is not None:
+            self.replicas.close()
         for channel in (self.channel, self.forwarding):
             if channel is not None:
                 channel.close()

@@ -124,6 +124,8 @@ class BrokerShell:
         self._cond = threading.Condition()
         self._status = BrokerStatus(core.broker_id)
         self._image_listeners: list[Callable[[], None]] = []
+        self._counted: tuple[int, KRaftBrokerState] | None = None
+        self._counts = (0, 0)
         self._running = False
         self._exiting = False
         self._thread: threading.Thread | None = None
@@ -280,8 +282,10 @@ class BrokerShell:
         for note in core.drain_notes():  # logged, so the list stays short
             log.info("%s %s", self.prefix, note)
         me = core.image.brokers.get(core.broker_id)
-        replicas = core.replicas()
-        leaders = sum(1 for _, r in replicas if r.leader == core.broker_id)
+        key = (core.metadata_offset, core.state)
+        if key != self._counted:  # replicas change with the metadata (and at RECOVERY) only
+            self._counted, self._counts = key, core.replica_counts()
+        replicas, leaders = self._counts
         incarnation = core.incarnation_id
         moved = wake or core.metadata_offset != self._status.metadata_offset
         self._status = dataclasses.replace(
@@ -289,7 +293,7 @@ class BrokerShell:
             metadata_offset=core.metadata_offset, fenced=None if me is None else me.fenced,
             in_controlled_shutdown=bool(me is not None and me.in_controlled_shutdown),
             incarnation_id=None if incarnation is None else incarnation.hex(),
-            replicas=len(replicas), leaders=leaders)
+            replicas=replicas, leaders=leaders)
         with self._cond:
             self._cond.notify_all()
         if moved:

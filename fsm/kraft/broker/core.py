@@ -175,6 +175,11 @@ class KRaftBroker:
     def replicas(self) -> tuple[tuple[PartitionKey, LocalReplica], ...]:
         return tuple(sorted(self._replicas.items()))
 
+    def replica_counts(self) -> tuple[int, int]:
+        """(replicas, of which this broker leads): ``replicas()`` counted, without sorting."""
+        me = self.config.broker_id
+        return len(self._replicas), sum(1 for r in self._replicas.values() if r.leader == me)
+
     def alter_partition_in_flight(self) -> tuple[PartitionKey, ...]:
         return tuple(sorted(self._alter_inflight))
 
