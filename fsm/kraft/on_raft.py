@@ -18,7 +18,8 @@ The two cores do not know each other. The glue turns what one says into what the
 * A follower installs a snapshot fetched from the leader (``InstallSnapshot``) -> the
   controller hears ``SnapshotLoaded`` with the snapshot's records.
 * The controller appends (``AppendRecords``) -> Raft hears ``ClientAppend`` at the same base
-  offset and epoch (a record's offset is the log's: a broker's epoch is its registration's).
+  offset and epoch (a record's offset is the log's: a broker's epoch is its registration's);
+  over ``MAX_RECORDS_PER_BATCH`` records, several, at consecutive offsets.
 * Every ``snapshot_every`` committed records the glue writes a snapshot of the committed image
   through the port and tells Raft (``SnapshotWritten``), which may then delete the log below.
 
@@ -57,6 +58,18 @@ from fsm.raft.roles import RaftRole
 
 MAX_CHAIN = 100_000
 """Bound on the events one shell event may cause through the glue: more is a loop."""
+
+MAX_RECORDS_PER_BATCH = 14_000
+"""Bound on the records of one log batch: a longer append of the controller goes to Raft as
+several batches, in order. Fencing a broker that was in 68,000 partitions was 68,000
+partition changes in one batch, 3 MB, over the log's 1 MB batch bound -- the node halted
+(issue 26). 14,000 of the largest common record (a PartitionRecord of 3 replicas, 64 bytes)
+stay under 1 MB; a broker leading 10,000 partitions is still fenced in one batch (each
+further batch costs a follower's round trip before the whole is committed). Kafka bounds
+its batches likewise (``QuorumController.MAX_RECORDS_PER_BATCH``, 10,000 records in batches
+of up to 8 MB). Not atomic then, as Kafka's non-atomic results are not: a leader lost
+between two of them leaves a prefix committed, each record valid alone (the next active
+controller finishes the work, as it would any broker's fencing)."""
 
 _CONTROLLER_EVENTS_MODULE = ControllerRequest.__module__
 """Events of this module (``ControllerRequest``, ``Tick`` from the shell; the glue's own
@@ -225,7 +238,15 @@ def _to_shell_then_glue(effect_type: type, glue_method: Callable[[ControllerOnRa
 
 
 def _client_append(glue: ControllerOnRaft, e: AppendRecords) -> None:
-    glue._queue.append(ClientAppend(e.epoch, e.base_offset, e.records))
+    """One ``ClientAppend`` per at most ``MAX_RECORDS_PER_BATCH`` records, at consecutive
+    offsets (nothing can come between them: they are queued together)."""
+    records = e.records
+    if len(records) <= MAX_RECORDS_PER_BATCH:
+        glue._queue.append(ClientAppend(e.epoch, e.base_offset, records))
+        return
+    for start in range(0, len(records), MAX_RECORDS_PER_BATCH):
+        glue._queue.append(ClientAppend(e.epoch, e.base_offset + start,
+                                        records[start:start + MAX_RECORDS_PER_BATCH]))
 
 
 _RAFT_TABLE: Table = {

@@ -205,3 +205,27 @@ def test_a_restarted_voter_starts_its_controller_from_its_latest_snapshot() -> N
     c.crash(2)
     c.start(2)
     assert set(c.controller(2).committed.brokers) == {7, 8}
+
+
+def test_a_long_append_goes_to_the_log_as_several_bounded_batches(monkeypatch: Any) -> None:
+    import fsm.kraft.on_raft as glue_module
+
+    monkeypatch.setattr(glue_module, "MAX_RECORDS_PER_BATCH", 2)
+    c = ControllerCluster()
+    c.start_all()
+    c.elect(1)
+    c.register(1, broker=7)
+    c.run_until_quiet()
+    epoch = c.controller(1).committed.brokers[7].epoch
+    c.event(1, ControllerRequest("hb", rq.BrokerHeartbeatRequest(7, epoch, 10**6, False)))
+    c.run_until_quiet()
+    start = c.nodes[1].end_offset  # type: ignore[union-attr]
+    request = rq.CreateTopicsRequest((rq.CreatableTopic("t", 5, 1),), (uuid_of(99),))
+    c.event(1, ControllerRequest("create", request))
+    c.run_until_quiet()
+    [resp] = _answers(c, "create")
+    assert resp.topics[0].error is ErrorCode.NONE
+    batches = [b for b in c.disks[1].batches if b.base_offset >= start]
+    assert [len(b.records) for b in batches] == [2, 2, 2]  # the topic and 5 partitions
+    for n in (1, 2, 3):  # every standby replayed them all, in order
+        assert len(c.controller(n).committed.topic("t").partitions) == 5, n
