@@ -71,7 +71,11 @@ HW_LOG_INTERVAL_S = 1.0
 
 
 TICK_MS = 250
-"""How often a hosted quorum controller hears ``Tick`` (its broker leases)."""
+"""How often a hosted quorum controller hears ``Tick`` (its broker leases) at least; sooner
+when a lease runs out sooner (``_next_tick_ms``): a broker that stops heartbeating is fenced
+when its session ends, not up to a tick later (issue 26)."""
+MIN_TICK_MS = 10
+"""Never sooner than this (a lease that runs out and fences nothing must not spin)."""
 TICK = "controller-tick"
 """The shell's own timer kind (never handed to the Raft core)."""
 
@@ -333,10 +337,20 @@ class RaftNodeShell:
     def _fire_due(self) -> None:
         for kind, destination in self.timers.pop_due(self.now_ms()):
             if kind == TICK:
-                self.timers.arm(TICK, -1, TICK_MS, 0, self.now_ms())
                 self._step(Tick(self.now_ms()))
+                self.timers.arm(TICK, -1, self._next_tick_ms(), 0, self.now_ms())
             else:
                 self._step(TimerFired(kind, destination, self.now_ms()))
+
+    def _next_tick_ms(self) -> int:
+        """Until the next ``Tick``: ``TICK_MS``, or less if a lease of the hosted controller
+        runs out before (it is fenced on the first tick past it; a heartbeat meanwhile only
+        makes that tick find nothing to do)."""
+        controller = getattr(self.runner, "controller", None)
+        deadline = controller.next_deadline() if controller is not None else None
+        if deadline is None:
+            return TICK_MS
+        return int(min(TICK_MS, max(MIN_TICK_MS, deadline + 1 - self.now_ms())))
 
     def _flush(self) -> None:
         flushes, self._flushes, self._since_flush = self._flushes, [], 0
