@@ -31,6 +31,7 @@ import logging
 import os
 import shutil
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
@@ -55,16 +56,17 @@ class ReplicaDirs:
         self.root = Path(root)
         self.broker_id = broker_id
         self.name_of = name_of
-        self._dirs: dict[PartitionKey, Path] = {}
-        self._told: dict[PartitionKey, dict[str, str]] = {}
+        self._dirs: dict[PartitionKey, str] = {}
+        self._epochs: dict[PartitionKey, int] = {}
+        """A leader's partition epoch, as last told (what its file says)."""
         self.counts = {"leader": 0, "follower": 0, "isr": 0, "deleted": 0}
-        self._writer = _Writer(broker_id) if background else None
+        self._writer = _Writer(broker_id, self._carry_out) if background else None
 
     def scan(self) -> tuple[PartitionKey, ...]:
         """The partitions whose replica directory holds a readable ``replica.properties``."""
         self.root.mkdir(parents=True, exist_ok=True)
-        found: dict[PartitionKey, Path] = {}
-        told: dict[PartitionKey, dict[str, str]] = {}
+        found: dict[PartitionKey, str] = {}
+        epochs: dict[PartitionKey, int] = {}
         for n, entry in enumerate(sorted(self.root.iterdir())):
             if n >= MAX_SCAN:
                 raise RuntimeError(f"more than {MAX_SCAN} entries in {self.root}")
@@ -73,32 +75,54 @@ class ReplicaDirs:
                 continue
             try:
                 key = (uuid_from_base64(props["topic.id"]), int(entry.name.rpartition("-")[2]))
+                epoch = int(props.get("partition.epoch", "0"))
             except (KeyError, ValueError):
                 log.warning("[broker %d] %s: not a replica directory (ignored)",
                             self.broker_id, entry)
                 continue
-            found[key] = entry
-            told[key] = props
+            found[key] = str(entry)
+            if epoch:
+                epochs[key] = epoch
         self._dirs = found
-        self._told = told
+        self._epochs = epochs
         return tuple(sorted(found))
 
     def apply(self, e: ReplicaEffect) -> None:
-        if self._writer is not None:
-            self._writer.check()
+        """Decide what the effect leaves on disk (the directory, the partition epoch kept)
+        and write it -- now, or, with the writer, queued (the rest is the writer's)."""
         key = (e.topic_id, e.partition_id)
         if isinstance(e, DeleteReplica):
-            path = self._dirs.pop(key, None)
-            self._told.pop(key, None)
+            item: tuple[Any, ...] = (e, self._dirs.pop(key, None), False, 0)
+            self._epochs.pop(key, None)
+        else:
+            path = self._dirs.get(key)
+            fresh = path is None
+            if path is None:
+                name = self.name_of(e.topic_id) or uuid_to_base64(e.topic_id)
+                path = self._dirs[key] = os.path.join(self.root, f"{name}-{e.partition_id}")
+            if isinstance(e, BecomeFollower):
+                epoch = self._epochs.pop(key, 0)
+            elif isinstance(e, UpdateIsr):
+                epoch = self._epochs[key] = e.partition_epoch
+            else:
+                epoch = self._epochs.get(key, 0)
+            item = (e, path, fresh, epoch)
+        if self._writer is None:
+            self._carry_out(item)
+        else:
+            self._writer.put(item)
+
+    def _carry_out(self, item: tuple[Any, ...]) -> None:
+        """The file (or its removal) and the state-change line of one applied effect."""
+        e, path, fresh, epoch = item
+        if isinstance(e, DeleteReplica):
+            if path is not None:
+                shutil.rmtree(path, ignore_errors=True)
             self.counts["deleted"] += 1
-            self._do(_delete, path, "[broker %d] replica %s deleted", self.broker_id,
-                     self._label(key, path))
+            label = os.path.basename(path) if path is not None else \
+                f"{uuid_to_base64(e.topic_id)}-{e.partition_id}"
+            state_log.info("[broker %d] replica %s deleted", self.broker_id, label)
             return
-        path = self._dirs.get(key)
-        fresh = path is None
-        if path is None:
-            name = self.name_of(e.topic_id) or uuid_to_base64(e.topic_id)
-            path = self._dirs[key] = self.root / f"{name}-{e.partition_id}"
         props = {"topic.id": uuid_to_base64(e.topic_id)}
         if isinstance(e, BecomeFollower):
             props |= {"role": "follower", "leader": str(e.leader),
@@ -106,9 +130,6 @@ class ReplicaDirs:
             what = f"follower of {e.leader} in leader epoch {e.leader_epoch}"
             self.counts["follower"] += 1
         else:
-            old = self._told.get(key, {})
-            epoch = e.partition_epoch if isinstance(e, UpdateIsr) else \
-                int(old.get("partition.epoch", "0"))
             props |= {"role": "leader", "leader": str(self.broker_id),
                       "leader.epoch": str(e.leader_epoch), "partition.epoch": str(epoch),
                       "isr": ",".join(map(str, e.isr))}
@@ -116,16 +137,9 @@ class ReplicaDirs:
             self.counts[kind] += 1
             what = (f"ISR {list(e.isr)} (partition epoch {epoch})" if kind == "isr" else
                     f"leader in leader epoch {e.leader_epoch}, ISR {list(e.isr)}")
-        self._told[key] = props
-        self._do(_write, (path, props, fresh), "[broker %d] replica %s: %s", self.broker_id,
-                 path.name, what)
-
-    def _do(self, write: Callable[[Any], None], arg: Any, *line: Any) -> None:
-        if self._writer is None:
-            write(arg)
-            state_log.info(*line)
-        else:
-            self._writer.put(write, arg, line)
+        _write(path, props, fresh)
+        state_log.info("[broker %d] replica %s: %s", self.broker_id, os.path.basename(path),
+                       what)
 
     def flush(self, timeout: float | None = None) -> bool:
         """Until every applied effect is on disk (True), or ``timeout`` passed (False)."""
@@ -140,68 +154,81 @@ class ReplicaDirs:
     def local(self) -> dict[str, dict[str, str]]:
         """Directory name -> its properties (for status and tests)."""
         self.flush()
-        return {p.name: _read(p / PROPERTIES) or {} for p in sorted(self._dirs.values())}
-
-    def _label(self, key: PartitionKey, path: Path | None) -> str:
-        return path.name if path is not None else f"{uuid_to_base64(key[0])}-{key[1]}"
+        return {os.path.basename(p): _read(Path(p) / PROPERTIES) or {}
+                for p in sorted(self._dirs.values())}
 
 
 class _Writer:
-    """One thread writing queued replica files and their state-change lines, in order."""
+    """One thread carrying out queued items in order. It starts on a burst once the burst is
+    over (no item added for ``SETTLE_S``) and yields between rounds of ``ROUND`` items, so
+    the core's event thread, which queues them, keeps the interpreter while it replays."""
 
-    def __init__(self, broker_id: int) -> None:
-        self._queue: deque[tuple[Callable[[Any], None], Any, tuple[Any, ...]]] = deque()
-        self._cond = threading.Condition()
-        self._busy = False
+    SETTLE_S = 0.02
+    MAX_SETTLE_S = 0.5
+    ROUND = 256
+
+    def __init__(self, broker_id: int, carry_out: Callable[[Any], None]) -> None:
+        self._queue: deque[Any] = deque()
+        self._carry_out = carry_out
+        self._wake = threading.Event()
+        self._idle = threading.Event()
+        self._idle.set()
         self._closing = False
         self.failure: BaseException | None = None
         self._thread = threading.Thread(target=self._run, daemon=True,
                                         name=f"kcontrol-kraft-broker-{broker_id}-replicas")
         self._thread.start()
 
-    def check(self) -> None:
+    def put(self, item: Any) -> None:
         if self.failure is not None:
-            raise self.failure
-
-    def put(self, write: Callable[[Any], None], arg: Any, line: tuple[Any, ...]) -> None:
-        with self._cond:
-            self._queue.append((write, arg, line))
-            self._cond.notify_all()
+            raise self.failure  # the broker halts, as it did when the write failed in place
+        self._queue.append(item)
+        if not self._wake.is_set():
+            self._idle.clear()
+            self._wake.set()
 
     def flush(self, timeout: float | None) -> bool:
-        with self._cond:
-            return self._cond.wait_for(lambda: not self._queue and not self._busy
-                                       or self.failure is not None or
-                                       not self._thread.is_alive(), timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self._queue or not self._idle.is_set():
+            if self.failure is not None or not self._thread.is_alive():
+                return False
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return False
+            self._wake.set()
+            self._idle.wait(0.05 if left is None else min(left, 0.05))
+        return True
 
     def close(self, timeout: float) -> None:
-        with self._cond:
-            self._closing = True
-            self._cond.notify_all()
+        self._closing = True
+        self._wake.set()
         self._thread.join(timeout)
 
     def _run(self) -> None:
+        queue = self._queue
         while True:
-            with self._cond:
-                self._busy = False
-                self._cond.notify_all()
-                self._cond.wait_for(lambda: self._queue or self._closing)
-                if not self._queue:
-                    return
-                items = list(self._queue)
-                self._queue.clear()
-                self._busy = True
+            self._wake.wait()
+            settle_until = time.monotonic() + self.MAX_SETTLE_S
+            while not self._closing and time.monotonic() < settle_until:
+                seen = len(queue)
+                time.sleep(self.SETTLE_S)
+                if len(queue) == seen:
+                    break
+            self._wake.clear()
             try:
-                for write, arg, line in items:
-                    write(arg)
-                    state_log.info(*line)
-            except Exception as exc:  # noqa: BLE001 -- raised by the next apply
+                while queue:
+                    for _ in range(min(self.ROUND, len(queue))):
+                        self._carry_out(queue.popleft())
+                    time.sleep(0)
+            except Exception as exc:  # noqa: BLE001 -- raised by the next put
                 log.critical("replica directories: %s", exc)
-                with self._cond:
-                    self.failure = exc
-                    self._busy = False
-                    self._cond.notify_all()
+                self.failure = exc
+                self._idle.set()
                 return
+            if not queue:
+                self._idle.set()
+                if self._closing:
+                    return
 
 
 def _read(path: Path) -> dict[str, str] | None:
@@ -217,10 +244,9 @@ def _read(path: Path) -> dict[str, str] | None:
     return out
 
 
-def _write(what: tuple[Path, dict[str, str], bool]) -> None:
+def _write(directory: str, props: dict[str, str], fresh: bool) -> None:
     """``replica.properties`` written whole (a temporary file renamed over the old one); the
     directory made first if it is new (or was removed behind our back)."""
-    directory, props, fresh = what
     text = "".join(f"{k}={v}\n" for k, v in props.items())
     tmp = os.path.join(directory, PROPERTIES + ".tmp")
     if fresh:
@@ -234,7 +260,3 @@ def _write(what: tuple[Path, dict[str, str], bool]) -> None:
         f.write(text)
     os.replace(tmp, os.path.join(directory, PROPERTIES))
 
-
-def _delete(path: Path | None) -> None:
-    if path is not None:
-        shutil.rmtree(path, ignore_errors=True)

@@ -68,3 +68,24 @@ def test_a_bad_argument_is_named(change: list[str], named: str) -> None:
         argv += change
     with pytest.raises(ArgumentError, match=named):
         parse_args(argv)
+
+
+def test_the_writer_thread_leaves_the_same_files_in_the_same_order(tmp_path: Path) -> None:
+    dirs = ReplicaDirs(tmp_path, 1, lambda tid: "my-topic" if tid == T else None,
+                       background=True)
+    try:
+        dirs.apply(BecomeLeader(T, 0, 3, (1, 2)))
+        dirs.apply(UpdateIsr(T, 0, 3, 7, (1,)))
+        dirs.apply(BecomeFollower(T, 1, 2, 4))
+        dirs.apply(BecomeFollower(T, 2, 2, 4))
+        dirs.apply(DeleteReplica(T, 2))
+        assert dirs.flush(10)
+        lead = _props(tmp_path / "my-topic-0" / "replica.properties")
+        assert lead["partition.epoch"] == "7" and lead["isr"] == "1"
+        assert _props(tmp_path / "my-topic-1" / "replica.properties")["role"] == "follower"
+        assert not (tmp_path / "my-topic-2").exists()
+        assert set(dirs.local()) == {"my-topic-0", "my-topic-1"}
+    finally:
+        dirs.close()
+    dirs.apply(BecomeLeader(T, 1, 5, (1,)))  # closed: written at once
+    assert _props(tmp_path / "my-topic-1" / "replica.properties")["role"] == "leader"
