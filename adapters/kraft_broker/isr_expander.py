@@ -123,7 +123,7 @@ def scan(core: KRaftBroker) -> Scan:
     found = {}
     led = {}
     me = core.broker_id
-    for key, r in core.replicas():
+    for key, r in core.iter_replicas():  # unsorted: 90,000 replicas are not sorted each round
         if r.role is not Role.LEADER:
             continue
         led[key] = r.isr
@@ -136,7 +136,7 @@ def scan(core: KRaftBroker) -> Scan:
         if joining:
             found[key] = Expansion(key, f"{t.name}-{key[1]}", r.leader_epoch,
                                    r.partition_epoch, r.isr, r.isr + joining)
-    return Scan(found, busy, led)
+    return Scan(dict(sorted(found.items())), busy, led)
 
 
 @dataclass(slots=True)

@@ -14,7 +14,7 @@ from the image), ``alter_partition`` (the leader's ISR changes), ``metadata_answ
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from fsm.kraft.broker import alter_partition, lifecycle, metadata_answers, replay
@@ -174,6 +174,11 @@ class KRaftBroker:
 
     def replicas(self) -> tuple[tuple[PartitionKey, LocalReplica], ...]:
         return tuple(sorted(self._replicas.items()))
+
+    def iter_replicas(self) -> Iterator[tuple[PartitionKey, LocalReplica]]:
+        """``replicas()`` unsorted, for a reader that needs no order (read it, never keep it
+        past the next event)."""
+        return iter(self._replicas.items())
 
     def replica_counts(self) -> tuple[int, int]:
         """(replicas, of which this broker leads): ``replicas()`` counted, without sorting."""
