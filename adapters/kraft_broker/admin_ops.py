@@ -9,6 +9,10 @@ read on the core's event thread (``BrokerShell.call``) so an answer is one momen
   "leaders": [[topic id hex, partition, leader epoch], ...]}``, the replayed image as pages of
   its snapshot records (``kraft_audit.images``);
 * ``broker_image`` -- ``{"start", "sha256"}``: a later page of an image ``broker_state`` gave;
+* ``wait_offset`` -- ``{"offset", "timeout"}``: answers ``{"metadata_offset", "at"}`` as soon
+  as the core's published metadata offset is at least ``offset`` (``at``: the wall-clock time
+  it saw it, woken by the publication itself: how a benchmark times an image without polling
+  the broker); an error after ``timeout`` seconds (default 10);
 * ``isr_change`` -- ``{"topic", "partition", "isr": [...]}``: what the replication layer would
   say when followers fall behind or catch up (there is no data replication here):
   ``IsrChangeWanted`` to the core, which as the partition's leader sends AlterPartition to
@@ -49,8 +53,11 @@ MAX_HOLD_S = 600.0
 def broker_ops(on_core: Callable[[Callable[[KRaftBroker], Any]], Future[Any]],
                status: Callable[[], dict[str, Any]],
                submit: Callable[[object], bool],
-               hold: Hold | None = None) -> dict[str, AdminOp]:
-    """``hold(key, brokers, seconds)``: the ISR expander's (None: no expander)."""
+               hold: Hold | None = None,
+               wait_offset: Callable[[int, float], int] | None = None) -> dict[str, AdminOp]:
+    """``hold(key, brokers, seconds)``: the ISR expander's (None: no expander);
+    ``wait_offset(offset, seconds)``: the shell's wait for its published metadata offset
+    (None: no ``wait_offset`` op)."""
     pages = ImagePages(CACHED_IMAGES)
 
     def read(core: KRaftBroker) -> dict[str, Any]:
@@ -110,8 +117,25 @@ def broker_ops(on_core: Callable[[Callable[[KRaftBroker], Any]], Future[Any]],
                                  f"not {list(wanted)} (the controller refused, or not yet)")
             time.sleep(POLL_S)
 
-    return {"status": lambda req: status(), "broker_state": broker_state,
-            "broker_image": broker_image, "isr_change": isr_change}
+    def wait_for_offset(req: dict[str, Any]) -> dict[str, Any]:
+        offset, timeout = req.get("offset"), req.get("timeout", 10)
+        if not isinstance(offset, int) or isinstance(offset, bool) or \
+                not isinstance(timeout, (int, float)) or not 0 < timeout <= MAX_WAIT_S:
+            raise AdminError("wait_offset wants offset (an integer) and timeout "
+                             f"(0-{MAX_WAIT_S:g} s)")
+        assert wait_offset is not None
+        try:
+            reached = wait_offset(offset, float(timeout))
+        except TimeoutError:
+            raise AdminError(f"metadata offset {offset} not replayed within {timeout} s") \
+                from None
+        return {"metadata_offset": reached, "at": time.time()}
+
+    ops = {"status": lambda req: status(), "broker_state": broker_state,
+           "broker_image": broker_image, "isr_change": isr_change}
+    if wait_offset is not None:
+        ops["wait_offset"] = wait_for_offset
+    return ops
 
 
 def _wait(future: Future[Any]) -> Any:

@@ -127,7 +127,8 @@ class KRaftBrokerNode:
             listener.bind()
             self.listeners[name] = listener
         self.endpoints = self._advertised()
-        ops = broker_ops(self._describe, self.status, self._submit, self._hold)
+        ops = broker_ops(self._describe, self.status, self._submit, self._hold,
+                         self._wait_offset)
         if getattr(self.controller_node, "admin", None) is None:  # bound now, served last
             self.admin = AdminServer(ops, "127.0.0.1", s.admin_port)
         core = KRaftBroker(KRaftBrokerConfig(
@@ -240,6 +241,13 @@ class KRaftBrokerNode:
         return out
 
     # ------------------------------------------------------------------ parts' callbacks
+
+    def _wait_offset(self, offset: int, timeout: float) -> int:
+        """Until the published metadata offset is at least ``offset``; that offset."""
+        if self.shell is None:
+            raise TimeoutError("the broker has not started")
+        return self.shell.wait_for(lambda st: st.metadata_offset >= offset,
+                                   timeout).metadata_offset
 
     def _submit(self, event: object) -> bool:
         return self.shell.submit(event) if self.shell is not None else False

@@ -53,3 +53,22 @@ def test_no_hold_for_an_expansion_or_hold_0_and_bad_holds_are_refused() -> None:
     for hold in (-1, 601, "10"):
         with pytest.raises(AdminError, match="hold"):
             ops["isr_change"]({"topic": "t1", "partition": 0, "isr": [1], "hold": hold})
+
+
+def test_wait_offset_answers_once_the_offset_is_published_or_says_it_was_not() -> None:
+    asked: list[tuple[int, float]] = []
+
+    def wait_offset(offset: int, timeout: float) -> int:
+        asked.append((offset, timeout))
+        if offset > 100:
+            raise TimeoutError
+        return 100
+
+    ops = broker_ops(lambda fn: Future(), dict, lambda ev: True, None, wait_offset)
+    got = ops["wait_offset"]({"offset": 90, "timeout": 2})
+    assert got["metadata_offset"] == 100 and got["at"] > 0 and asked == [(90, 2.0)]
+    with pytest.raises(AdminError, match="not replayed within"):
+        ops["wait_offset"]({"offset": 101})
+    with pytest.raises(AdminError, match="wants offset"):
+        ops["wait_offset"]({"offset": "x"})
+    assert "wait_offset" not in broker_ops(lambda fn: Future(), dict, lambda ev: True)
