@@ -54,6 +54,7 @@ class ReplicaDirs:
     def __init__(self, root: Path, broker_id: int, name_of: Callable[[Uuid], str | None],
                  *, background: bool = False) -> None:
         self.root = Path(root)
+        self._prefix = os.path.join(str(root), "")  # one string join per new directory
         self.broker_id = broker_id
         self.name_of = name_of
         self._dirs: dict[PartitionKey, str] = {}
@@ -99,7 +100,7 @@ class ReplicaDirs:
             fresh = path is None
             if path is None:
                 name = self.name_of(e.topic_id) or uuid_to_base64(e.topic_id)
-                path = self._dirs[key] = os.path.join(self.root, f"{name}-{e.partition_id}")
+                path = self._dirs[key] = f"{self._prefix}{name}-{e.partition_id}"
             if isinstance(e, BecomeFollower):
                 epoch = self._epochs.pop(key, 0)
             elif isinstance(e, UpdateIsr):
