@@ -154,7 +154,8 @@ def collect(controllers: dict[int, Ask], brokers: dict[int, Ask], *,
                 records[reg.epoch] = reg.record()
     controller_facts = tuple(
         ControllerFacts(r.node_id, r.answer["active"], r.answer["replayed_to"], r.committed,
-                        r.image) for r in sorted(readings.values(), key=lambda r: r.node_id))
+                        r.image, r.answer.get("waiting_answers", 0))
+        for r in sorted(readings.values(), key=lambda r: r.node_id))
     view = KRaftView(hw=hw, log_end=max(r.answer["high_watermark"] for r in readings.values()),
                      log=SparseLog(hw + 1, records), committed=top.committed,  # type: ignore[arg-type]
                      controllers=controller_facts, brokers=tuple(facts),

@@ -3,9 +3,10 @@ node's event thread (``RaftNodeShell.call``) so that what it returns is one cons
 moment of the controller:
 
 * ``image`` -- ``{"node_id", "active", "epoch", "committed_offset", "replayed_to",
-  "high_watermark", "committed": page, "image": page}``: the committed image and (on the
-  active controller) the image with its uncommitted records, as pages of snapshot records
-  (``images``). ``{"start": n, "sha256": s}`` asks for a later page of the image whose
+  "high_watermark", "waiting_answers", "committed": page, "image": page}``: the committed
+  image and (on the active controller) the image with its uncommitted records, as pages of
+  snapshot records (``images``); ``waiting_answers`` counts answers held back for a record
+  below the high watermark (already committed: none should be). ``{"start": n, "sha256": s}`` asks for a later page of the image whose
   digest is ``s``: the node keeps the few lists it encoded last, so the pages of one image
   add up even while the controller moves on.
 * ``records_at`` -- ``{"offsets": [...]}`` -> ``{"records": {offset: hex | null}}``: the
@@ -62,6 +63,7 @@ def audit_ops(shell: Any) -> dict[str, AdminOp]:
             return {"node_id": shell.status.node_id, "active": c.active, "epoch": c.epoch,
                     "committed_offset": c.committed_offset, "replayed_to": replayed_to(glue),
                     "high_watermark": shell.status.high_watermark,
+                    "waiting_answers": c.answers_waiting_below(shell.status.high_watermark),
                     "committed_records": committed,
                     "image_records": encoded_records(c.image) if c.active else None}
 

@@ -202,9 +202,23 @@ def brokers_converge_on_the_committed_image(view: KRaftView) -> Iterator[str]:
             yield f"broker {b.broker_id}'s image differs from the committed one"
 
 
+@invariant(QUIESCENT, "seed 004: every request is answered once its records commit",
+           premise=always)
+def no_answer_left_waiting(view: KRaftView) -> Iterator[str]:
+    """Once nothing is in flight (every record appended is committed), no controller still
+    holds an answer back: it would wait for a commit that never comes. (Found live, issue 26:
+    after a failover a heartbeat that wrote nothing waited for the new epoch's LeaderChange
+    control record, which the controller never replays, until another request wrote a record.)"""
+    for c in view.controllers:
+        if c.waiting_answers:
+            yield f"controller {c.index} holds {c.waiting_answers} answer(s) back with " \
+                  f"nothing left to commit (committed offset {c.committed_offset})"
+
+
 CATALOGUE: tuple[Invariant, ...] = (
     one_leader_per_leader_epoch, leader_in_isr_within_replicas, no_fenced_leader,
     fenced_brokers_out_of_isr, nothing_uncommitted_is_visible, unfenced_brokers_caught_up,
     controllers_agree_on_committed, epochs_never_decrease, leader_epoch_moves_with_the_leader,
     broker_epochs_rise_and_retries_keep_them, brokers_converge_on_the_committed_image,
+    no_answer_left_waiting,
 )

@@ -19,6 +19,8 @@ class ControllerFacts:
     committed_offset: int
     committed: MetadataImage
     image: MetadataImage
+    waiting_answers: int = 0
+    """Answers the controller holds until the records before them commit."""
 
 
 @dataclass(frozen=True)

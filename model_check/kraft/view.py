@@ -9,7 +9,8 @@ from model_check.kraft.world import KRaftWorld
 
 
 def view_of(w: KRaftWorld) -> KRaftView:
-    controllers = tuple(ControllerFacts(i, c.active, _replayed_to(w, i), c.committed, c.image)
+    controllers = tuple(ControllerFacts(i, c.active, _replayed_to(w, i), c.committed, c.image,
+                                         c.waiting_answers)
                         for i, c in enumerate(w.controllers))
     brokers = []
     for b in sorted(w.brokers):

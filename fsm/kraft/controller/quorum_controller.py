@@ -145,6 +145,10 @@ class QuorumController:
     def _on_gained(self, e: LeadershipGained) -> None:
         self.active, self.epoch, self.now_ms = True, e.epoch, e.now_ms
         self.next_offset = e.log_end_offset
+        # Everything before the log end is committed (the event's contract), the new epoch's
+        # LeaderChange control record included, which no one replays here: an answer that
+        # appends nothing must not wait for it to commit again.
+        self.committed_offset = max(self.committed_offset, e.log_end_offset - 1)
         self.image = self.committed.copy()
         self.leases = {}
         for b in self.committed.brokers:
@@ -205,6 +209,16 @@ class QuorumController:
         HANDLERS[type(e.request)](self, e.token, e.request)
 
     # -- for the checker and the tests --------------------------------------------------------
+    @property
+    def waiting_answers(self) -> int:
+        """How many answers wait for the records before them to commit."""
+        return len(self._waiting)
+
+    def answers_waiting_below(self, offset: int) -> int:
+        """How many answers wait for a record before ``offset`` (a live audit passes the
+        log's high watermark: such an answer waits for what is already committed)."""
+        return sum(1 for last, _ in self._waiting if last < offset)
+
     def copy(self) -> QuorumController:
         """An independent controller in the same state (for a checker that branches worlds):
         the images are copied (a standby's one image stays one), records and answers are

@@ -229,3 +229,26 @@ def test_a_long_append_goes_to_the_log_as_several_bounded_batches(monkeypatch: A
     assert [len(b.records) for b in batches] == [2, 2, 2]  # the topic and 5 partitions
     for n in (1, 2, 3):  # every standby replayed them all, in order
         assert len(c.controller(n).committed.topic("t").partitions) == 5, n
+
+
+def test_a_new_active_controller_answers_a_request_that_writes_nothing_at_once() -> None:
+    """After a failover the new leader's log ends with its LeaderChange control record, which
+    the controller never replays. An answer that appends nothing waits for everything
+    appended so far; taking that to include the control record left a quiet cluster's
+    heartbeats unanswered until some other request wrote a record (found live, issue 26)."""
+    c = ControllerCluster()
+    c.start_all()
+    c.elect(1)
+    c.register(1, broker=7)
+    c.run_until_quiet()
+    [reg] = _answers(c, ("register", 7))
+    c.event(1, Resign())
+    c.run_until_quiet()
+    c.elect(3)
+    assert c.controller(3).active
+    beat = rq.BrokerHeartbeatRequest(7, reg.broker_epoch, c.nodes[3].end_offset,  # type: ignore[union-attr]
+                                     want_fence=True)
+    c.event(3, ControllerRequest(("beat", 7), beat))
+    c.run_until_quiet()
+    [resp] = _answers(c, ("beat", 7))
+    assert resp.error is ErrorCode.NONE and resp.is_fenced
