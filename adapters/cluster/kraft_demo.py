@@ -12,7 +12,8 @@ A ``KRaftCluster`` of 3 controllers and 3 brokers under ``DIR/kraft``, narrated 
 4. kill -9 the active controller: a standby takes over (new leader, new epoch, time taken);
    the brokers stay unfenced; the killed one comes back as a follower;
 5. SIGTERM a broker that leads partitions: a controlled shutdown through its heartbeats, its
-   leaderships move, it is fenced;
+   leaderships move, and once the other brokers have replayed that, the heartbeat that tells
+   it to stop fences it (fenced in the committed image before it exits);
 6. the metadata shell (``kcontrol metadata-shell --snapshot``) and ``kcontrol dump-log`` read
    the latest snapshot the active controller wrote;
 7. everything stopped.
@@ -387,7 +388,8 @@ class KRaftDemo:
         self.step(5, f"SIGTERM broker {victim}: a controlled shutdown through its heartbeats")
         self.say(f"broker {victim} leads {', '.join(f'{TOPIC}-{i}' for i in led)}; on SIGTERM "
                  f"it asks to shut down in its heartbeats, the controller moves its "
-                 f"leaderships away, then tells it to stop")
+                 f"leaderships away, then (once the other brokers have replayed that) fences "
+                 f"it and tells it to stop")
         t = time.monotonic()
         outcome = c.terminate(victim, grace=STEP_TIMEOUT_S)
         stopped_in = time.monotonic() - t
@@ -415,10 +417,12 @@ class KRaftDemo:
             reg = c.registered_brokers()
             return reg is not None and (victim not in reg or bool(reg[victim]["fenced"]))
 
+        at_exit = fenced()
         self.wait(f"broker {victim} fenced in the committed image", fenced)
-        self.say(f"broker {victim} fenced {time.monotonic() - t:.1f} s after SIGTERM "
-                 f"(broker.session.timeout.ms "
-                 f"{c.brokers[victim].props['broker.session.timeout.ms']})")
+        session = c.brokers[victim].props['broker.session.timeout.ms']
+        how = ("already when it exited: the heartbeat answered should_shut_down fenced it" if
+               at_exit else f"by its lease, broker.session.timeout.ms {session}")
+        self.say(f"broker {victim} fenced {time.monotonic() - t:.1f} s after SIGTERM ({how})")
         after = self.partitions() or after
         self.console.print(self.partition_table(after, f"after broker {victim}'s shutdown"))
 

@@ -11,8 +11,11 @@ controller keeps beside them (``BrokerControlState.CONTROLLED_SHUTDOWN``):
   fenced; so is a broker whose lease ran out (a crashed broker stays here).
 * ``ACTIVE`` -- registered and unfenced: in MetadataResponse, may lead and be in ISRs.
 * ``CONTROLLED_SHUTDOWN`` -- active, but it asked to shut down (heartbeat ``WantShutDown``)
-  while leading partitions: the controller moves its leaderships off it and answers
-  ``ShouldShutDown`` once they are gone and the change is committed.
+  while leading partitions: the controller has moved its leaderships off it (the first of the
+  two steps, Kafka's ``BrokerControlState.CONTROLLED_SHUTDOWN``). It leaves by the second
+  (Kafka's ``SHUTDOWN_NOW``): a later heartbeat, once it leads nothing and every other active
+  broker has replayed up to the offset of that move, fences it and is answered
+  ``ShouldShutDown`` -- so a broker told to stop is already fenced in the committed image.
 
 The values are lower case, the seed's words -- unlike the other tables, whose values are their
 members' names -- because they are what ``fsm.kraft.image.membership_of`` spells from a
@@ -30,7 +33,9 @@ Not moves (the core must not call ``check`` for them; no record is written):
 
 * a heartbeat that changes nothing: FENCED and not yet eligible (``WantFence`` or metadata
   offset behind its registration record), ACTIVE and wanting nothing, CONTROLLED_SHUTDOWN
-  with leaderships still to move;
+  still waiting (leaderships to move, or an active broker behind its controlled-shutdown
+  offset), and a new active controller's heartbeat putting a broker the image already has in
+  CONTROLLED_SHUTDOWN back into it (its leaderships move again; the mark is not rewritten);
 * **FENCED + WantShutDown**: Kafka's controller grants a fenced broker an immediate shutdown
   (``SHUTDOWN_NOW``, answered ``ShouldShutDown``) and writes nothing -- it has no leaderships
   to move and is already fenced, so it *stays* FENCED; it never enters CONTROLLED_SHUTDOWN;
@@ -74,13 +79,17 @@ MEMBERSHIP_TABLE: TransitionTable[BrokerMembership] = table(
             _M.UNREGISTERED,  # UnregisterBroker: UnregisterBrokerRecord
         ],
         _M.ACTIVE: [
-            _M.FENCED,  # lease expired, WantFence, immediate shutdown (no leaders), re-registered
-            _M.CONTROLLED_SHUTDOWN,  # heartbeat WantShutDown while it still leads partitions
+            _M.FENCED,  # lease expired, WantFence, SHUTDOWN_NOW at once (leads nothing), re-registered
+            _M.CONTROLLED_SHUTDOWN,  # heartbeat WantShutDown while it leads: leaderships moved
             _M.UNREGISTERED,  # UnregisterBroker: UnregisterBrokerRecord
         ],
         _M.CONTROLLED_SHUTDOWN: [
-            _M.FENCED,  # leaders moved and committed (ShouldShutDown), lease expired, re-registered
-            _M.UNREGISTERED,  # UnregisterBroker: UnregisterBrokerRecord
+            # SHUTDOWN_NOW (leads nothing, active brokers past its controlled-shutdown offset:
+            # fenced in the heartbeat answered ShouldShutDown), lease expired, re-registered
+            _M.FENCED,
+            # UnregisterBroker between the two steps: Kafka's unregisterBroker does not look
+            # at the broker's state (kraft-admin: unregister broker 3 during its shutdown)
+            _M.UNREGISTERED,
         ],
     },
 )

@@ -569,6 +569,7 @@ def _broker_key(core: KRaftBroker) -> tuple:
 
 def _controller_key(c: QuorumController) -> tuple:
     return (c.active, c.epoch, c.next_offset, c.committed_offset, c.now_ms, _value(c.leases),
+            _value(c.shutdown_offsets), _value(c.reported),
             _value(c.committed), None if c.image is c.committed else _value(c.image),
             tuple(c._uncommitted), tuple(c._waiting))
 

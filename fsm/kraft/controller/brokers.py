@@ -8,9 +8,30 @@ Management").
   live session is ``DUPLICATE_BROKER_REGISTRATION``. A new registration is fenced.
 * **Heartbeat**: renews the lease. A fenced broker is unfenced once it does not want to be
   fenced and has replayed the metadata up to its own registration record (Kafka's
-  caught-up test: ``current_metadata_offset >= broker epoch``). ``want_shut_down`` moves
-  every leadership off the broker (and the broker out of every ISR) and only then, when those
-  records are committed, answers ``should_shut_down``.
+  caught-up test: ``current_metadata_offset >= broker epoch``).
+* **Controlled shutdown** takes two steps, as Kafka's ``BrokerHeartbeatManager``
+  (``calculateNextBrokerState``) and ``ReplicationControlManager`` (``processBrokerHeartbeat``)
+  take it:
+
+  1. UNFENCED -> CONTROLLED_SHUTDOWN: a heartbeat ``want_shut_down`` from a broker that leads
+     partitions moves every leadership off it, takes it out of every ISR it can leave and
+     marks it in controlled shutdown (``BrokerRegistrationChangeRecord``), in one batch; the
+     offset of that batch's last record is its *controlled-shutdown offset* (soft state,
+     ``ctl.shutdown_offsets``). The answer (once committed) is not ``should_shut_down``.
+  2. CONTROLLED_SHUTDOWN -> SHUTDOWN_NOW: a later heartbeat, once the broker leads nothing and
+     every other *active* broker (unfenced, not shutting down) has reported a metadata offset
+     at or past the controlled-shutdown offset -- they have seen the leaderships move. That
+     heartbeat fences the broker (out of every ISR, ``FenceBrokerRecord``) and is answered
+     ``should_shut_down`` once the fence is committed.
+
+  A broker that leads nothing (or wants to be fenced as well) goes UNFENCED -> SHUTDOWN_NOW
+  in one heartbeat: fenced at once, ``should_shut_down``. A fenced one is told to shut down
+  and nothing is written.
+* **Reported offsets**: Kafka remembers every broker's last reported metadata offset; only
+  those at or past the lowest controlled-shutdown offset waiting can ever let a shutdown go
+  on (a controlled-shutdown offset is the log end when it is taken, above every offset a
+  broker can have replayed), so the controller keeps only those (``ctl.reported``): no
+  shutdown waiting, nothing kept.
 * **Lease expiry**: a ``Tick`` past a broker's lease fences it, with the same partition
   changes as a controlled shutdown."""
 
@@ -109,6 +130,7 @@ def register(ctl: QuorumController, token: Hashable, r: BrokerRegistrationReques
     records.append(RegisterBrokerRecord(r.broker_id, r.incarnation_id, epoch, r.listeners,
                                         r.features, r.rack, fenced=True))
     ctl.append(records, "registration")
+    _forget(ctl, r.broker_id)
     ctl.touch(r.broker_id)
     ctl.reply(token, BrokerRegistrationResponse(ErrorCode.NONE, epoch))
 
@@ -122,36 +144,93 @@ def heartbeat(ctl: QuorumController, token: Hashable, r: BrokerHeartbeatRequest)
         ctl.reply(token, BrokerHeartbeatResponse(ErrorCode.STALE_BROKER_EPOCH))
         return
     ctl.touch(r.broker_id)
+    b = r.broker_id
     caught_up = r.current_metadata_offset >= reg.epoch
     if reg.fenced:
-        if r.want_shut_down:  # nothing to hand over: shut down now, still fenced
+        if r.want_shut_down:  # SHUTDOWN_NOW: nothing to hand over, already fenced
             ctl.reply(token, BrokerHeartbeatResponse(ErrorCode.NONE, caught_up, True, True))
         elif not r.want_fence and caught_up:
-            ctl.append([UnfenceBrokerRecord(r.broker_id, reg.epoch)]
-                       + partitions_led_again(ctl, r.broker_id), "heartbeat: caught up")
+            ctl.append([UnfenceBrokerRecord(b, reg.epoch)]
+                       + partitions_led_again(ctl, b), "heartbeat: caught up")
+            _report(ctl, b, r.current_metadata_offset)
             ctl.reply(token, BrokerHeartbeatResponse(ErrorCode.NONE, True, False, False))
         else:
             ctl.reply(token, BrokerHeartbeatResponse(ErrorCode.NONE, caught_up, True, False))
         return
+    if b in ctl.shutdown_offsets:  # CONTROLLED_SHUTDOWN: whatever the heartbeat asks
+        if not leads_anything(ctl, b) and \
+                ctl.shutdown_offsets[b] <= lowest_active_offset(ctl):
+            _shut_down_now(ctl, token, b, caught_up, "heartbeat: controlled shutdown done")
+        else:
+            ctl.reply(token, BrokerHeartbeatResponse(ErrorCode.NONE, caught_up, False, False))
+        return
     if r.want_shut_down:
-        records = partitions_without(ctl, r.broker_id)
-        if not reg.in_controlled_shutdown:
-            records.append(BrokerRegistrationChangeRecord(r.broker_id, reg.epoch,
-                                                          FENCE_CHANGE_NONE, 1))
-        ctl.append(records, "heartbeat: controlled shutdown")
-        ctl.reply(token, BrokerHeartbeatResponse(ErrorCode.NONE, caught_up, False,
-                                                 not leads_anything(ctl, r.broker_id)))
+        if r.want_fence or not leads_anything(ctl, b):
+            _shut_down_now(ctl, token, b, caught_up, "heartbeat: immediate shutdown")
+        else:
+            _enter_controlled_shutdown(ctl, b, reg.epoch, reg.in_controlled_shutdown)
+            ctl.reply(token, BrokerHeartbeatResponse(ErrorCode.NONE, caught_up, False, False))
         return
     if r.want_fence:
-        fence(ctl, r.broker_id, "heartbeat: wants to be fenced")
+        fence(ctl, b, "heartbeat: wants to be fenced")
         ctl.reply(token, BrokerHeartbeatResponse(ErrorCode.NONE, caught_up, True, False))
         return
+    _report(ctl, b, r.current_metadata_offset)
     ctl.reply(token, BrokerHeartbeatResponse(ErrorCode.NONE, caught_up, False, False))
+
+
+def _enter_controlled_shutdown(ctl: QuorumController, broker: int, epoch: int,
+                               marked: bool) -> None:
+    """Step 1: its leaderships and ISR places move, it is marked in controlled shutdown (unless
+    the image says so already: a new active controller starts without the soft state), and the
+    batch's last offset is the one the other active brokers must reach."""
+    records = partitions_without(ctl, broker)
+    if not marked:
+        records.append(BrokerRegistrationChangeRecord(broker, epoch, FENCE_CHANGE_NONE, 1))
+    ctl.append(records, "heartbeat: controlled shutdown")
+    ctl.shutdown_offsets[broker] = ctl.next_offset - 1
+    ctl.reported.pop(broker, None)
+
+
+def _shut_down_now(ctl: QuorumController, token: Hashable, broker: int, caught_up: bool,
+                   reason: str) -> None:
+    """SHUTDOWN_NOW: fenced (out of every ISR), answered ``should_shut_down`` once that is
+    committed."""
+    fence(ctl, broker, reason)
+    ctl.reply(token, BrokerHeartbeatResponse(ErrorCode.NONE, caught_up, True, True))
+
+
+def lowest_active_offset(ctl: QuorumController) -> float:
+    """The lowest metadata offset the active brokers (registered, unfenced, not in controlled
+    shutdown here) reported, -1 for one whose report is not kept; infinite with none."""
+    offsets = [ctl.reported.get(b, -1) for b, reg in ctl.image.brokers.items()
+               if not reg.fenced and b not in ctl.shutdown_offsets]
+    return min(offsets, default=float("inf"))
+
+
+def _report(ctl: QuorumController, broker: int, offset: int) -> None:
+    """An active broker's reported metadata offset, kept only if a shutdown waiting may count
+    on it."""
+    if ctl.shutdown_offsets and offset >= min(ctl.shutdown_offsets.values()):
+        ctl.reported[broker] = offset
+    else:
+        ctl.reported.pop(broker, None)
+
+
+def _forget(ctl: QuorumController, broker: int) -> None:
+    """``broker`` is fenced, unregistered or registered anew: no controlled shutdown of it goes
+    on, no offset of it counts; reports no shutdown still waiting can use are dropped."""
+    ctl.shutdown_offsets.pop(broker, None)
+    ctl.reported.pop(broker, None)
+    low = min(ctl.shutdown_offsets.values(), default=None)
+    for b in [b for b, o in ctl.reported.items() if low is None or o < low]:
+        del ctl.reported[b]
 
 
 def fence(ctl: QuorumController, broker: int, reason: str) -> None:
     reg = ctl.image.brokers[broker]
     ctl.append(partitions_without(ctl, broker) + [FenceBrokerRecord(broker, reg.epoch)], reason)
+    _forget(ctl, broker)
 
 
 def unregister(ctl: QuorumController, token: Hashable, r: UnregisterBrokerRequest) -> None:
@@ -160,6 +239,7 @@ def unregister(ctl: QuorumController, token: Hashable, r: UnregisterBrokerReques
         records = [] if reg.fenced else partitions_without(ctl, r.broker_id)
         ctl.append(records + [UnregisterBrokerRecord(r.broker_id, reg.epoch)], "unregister")
         ctl.leases.pop(r.broker_id, None)
+        _forget(ctl, r.broker_id)
     ctl.reply(token, UnregisterBrokerResponse(ErrorCode.NONE))
 
 

@@ -14,7 +14,9 @@ Nothing uncommitted is visible: an answer waits until every record appended befo
 committed (``_waiting``), even an answer that appended nothing, because it was decided on
 the future state. Leases (when each broker last made contact) are the active controller's
 soft state, never logged; a new active controller starts every registered broker's lease
-afresh, as Kafka does.
+afresh, as Kafka does. So are the controlled shutdowns waiting (``shutdown_offsets``) and the
+metadata offsets brokers reported (``reported``): a new active controller starts without
+them, as Kafka's new ``BrokerHeartbeatManager`` does.
 
 Every change of a broker's membership (unregistered, fenced, active, controlled shutdown) is
 checked against ``MEMBERSHIP_TABLE`` where the record is applied (``_apply``)."""
@@ -78,6 +80,13 @@ class QuorumController:
         self.now_ms = 0
         self.leases: dict[int, int] = {}
         """Broker id -> the time its lease runs out (the active controller's soft state)."""
+        self.shutdown_offsets: dict[int, int] = {}
+        """Broker id -> its controlled-shutdown offset, while its controlled shutdown waits for
+        the other active brokers to reach it (soft state, as Kafka's
+        ``BrokerHeartbeatManager``; ``fsm.kraft.controller.brokers``)."""
+        self.reported: dict[int, int] = {}
+        """Broker id -> the metadata offset an active broker last reported, kept only while a
+        controlled shutdown waiting may count on it (soft state)."""
         self._uncommitted: deque[tuple[int, tuple[Any, ...]]] = deque()
         self._waiting: deque[tuple[int, Reply]] = deque()
         self._out: list[Any] = []
@@ -150,7 +159,7 @@ class QuorumController:
         # appends nothing must not wait for it to commit again.
         self.committed_offset = max(self.committed_offset, e.log_end_offset - 1)
         self.image = self.committed.copy()
-        self.leases = {}
+        self.leases, self.shutdown_offsets, self.reported = {}, {}, {}
         for b in self.committed.brokers:
             self.touch(b)
 
@@ -161,7 +170,7 @@ class QuorumController:
         self.image = self.committed
         self._uncommitted.clear()
         self.next_offset = self.committed_offset + 1
-        self.leases = {}
+        self.leases, self.shutdown_offsets, self.reported = {}, {}, {}
         waiting, self._waiting = self._waiting, deque()
         for _, r in waiting:
             self._out.append(Reply(r.token, not_controller(r.response)))
@@ -228,6 +237,8 @@ class QuorumController:
         other.committed = self.committed.copy()
         other.image = other.committed if self.image is self.committed else self.image.copy()
         other.leases = dict(self.leases)
+        other.shutdown_offsets = dict(self.shutdown_offsets)
+        other.reported = dict(self.reported)
         other._uncommitted = deque(self._uncommitted)
         other._waiting = deque(self._waiting)
         other._out = []

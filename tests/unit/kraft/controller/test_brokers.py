@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fsm.errors import ErrorCode
 from fsm.kraft.controller import requests as rq
+from fsm.kraft.controller.events import LeadershipGained
 from fsm.kraft.membership_states import BrokerMembership as M
-from fsm.kraft.records.values import BrokerFeature, FeatureLevelRecord, RegisterBrokerRecord
+from fsm.kraft.records.values import (
+    FENCE_CHANGE_FENCED,
+    BrokerFeature,
+    BrokerRegistrationChangeRecord,
+    FeatureLevelRecord,
+    FenceBrokerRecord,
+    RegisterBrokerRecord,
+)
 from tests.unit.kraft.controller.harness import CLUSTER, Harness
 
 
@@ -89,29 +99,120 @@ def test_lease_expiry_fences_and_moves_leadership() -> None:
     assert h.ctl.membership(2) is M.ACTIVE
 
 
-def test_controlled_shutdown_moves_leaders_first_then_says_shut_down() -> None:
+def _three_brokers_broker_1_leading() -> Harness:
+    """Brokers 1-3 unfenced, broker 1 leading t-0 (replicas 1, 2, 3); nothing uncommitted."""
     h = Harness(auto_commit=False)
-    for b in (1, 2):
+    for b in (1, 2, 3):
         h.send(rq.BrokerRegistrationRequest(b, CLUSTER, bytes([b]) * 16))
     h.commit()
-    for b in (1, 2):
+    for b in (1, 2, 3):
         reg = h.ctl.registration(b)
         h.send(rq.BrokerHeartbeatRequest(b, reg.epoch, len(h.log) - 1, False))
     h.commit()
-    h.replies.clear()
-    token = h.send(rq.CreateTopicsRequest((rq.CreatableTopic("t", 1, 2, ((0, (1, 2)),)),),
+    token = h.send(rq.CreateTopicsRequest((rq.CreatableTopic("t", 1, 3, ((0, (1, 2, 3)),)),),
                                           (b"\x09" * 16,)))
     h.commit()
     assert h.replies.pop(token).topics[0].error == ErrorCode.NONE
-    reg = h.ctl.registration(1)
-    token = h.send(rq.BrokerHeartbeatRequest(1, reg.epoch, len(h.log) - 1, False, True))
+    h.replies.clear()
+    return h
+
+
+def _beat(h: Harness, broker: int, *, want_shut_down: bool = False,
+          offset: int | None = None) -> int:
+    reg = h.ctl.registration(broker)
+    assert reg is not None
+    return h.send(rq.BrokerHeartbeatRequest(broker, reg.epoch,
+                                            len(h.log) - 1 if offset is None else offset,
+                                            False, want_shut_down))
+
+
+def _fenced_records(records: list[Any], broker: int) -> list[Any]:
+    return [r for r in records if isinstance(r, FenceBrokerRecord) and r.id == broker
+            or isinstance(r, BrokerRegistrationChangeRecord) and r.broker_id == broker
+            and r.fenced == FENCE_CHANGE_FENCED]
+
+
+def test_controlled_shutdown_step_one_moves_leaders_and_does_not_say_shut_down() -> None:
+    h = _three_brokers_broker_1_leading()
+    before = len(h.log)
+    token = _beat(h, 1, want_shut_down=True)
     assert token not in h.replies, "no answer before the leadership move is committed"
     assert h.ctl.committed.topic("t").partitions[0].leader == 1
     h.commit()
     answer = h.replies.pop(token)
-    assert answer.should_shut_down and not answer.is_fenced
-    assert h.ctl.committed.topic("t").partitions[0].leader == 2
+    assert not answer.should_shut_down and not answer.is_fenced
+    p = h.ctl.committed.topic("t").partitions[0]
+    assert p.leader == 2 and 1 not in p.isr
     assert h.ctl.membership(1) is M.CONTROLLED_SHUTDOWN
+    assert _fenced_records(h.log[before:], 1) == [], "not fenced in the first step"
+    assert h.ctl.shutdown_offsets == {1: len(h.log) - 1}
+
+
+def test_controlled_shutdown_waits_for_the_active_brokers_then_fences_and_says_shut_down() -> None:
+    h = _three_brokers_broker_1_leading()
+    behind = len(h.log) - 1  # the offset brokers 2 and 3 have replayed before the move
+    h.send(rq.BrokerHeartbeatRequest(1, h.ctl.registration(1).epoch, behind, False, True))
+    h.commit()
+    shutdown_offset = len(h.log) - 1
+    h.replies.clear()
+    # broker 2 reports the move, broker 3 has not: the shutdown waits, nothing is written
+    _beat(h, 2, offset=shutdown_offset)
+    _beat(h, 3, offset=behind)
+    end = len(h.log)
+    answer = h.replies.pop(_beat(h, 1, want_shut_down=True, offset=behind))
+    assert not answer.should_shut_down and not answer.is_fenced
+    assert len(h.log) == end and h.ctl.membership(1) is M.CONTROLLED_SHUTDOWN
+    # broker 3 reaches it too: the next heartbeat of broker 1 fences it and says shut down
+    _beat(h, 3, offset=shutdown_offset)
+    h.replies.clear()
+    token = _beat(h, 1, want_shut_down=True, offset=behind)
+    assert len(_fenced_records(h.log[end:], 1)) == 1, "fenced in the heartbeat that says stop"
+    assert token not in h.replies, "no answer before the fence is committed"
+    assert not h.ctl.committed.brokers[1].fenced
+    h.commit()
+    answer = h.replies.pop(token)
+    assert answer.should_shut_down and answer.is_fenced
+    assert h.ctl.committed.brokers[1].fenced
+    assert h.ctl.membership(1) is M.FENCED
+    assert h.ctl.shutdown_offsets == {} and h.ctl.reported == {}
+
+
+def test_a_broker_leading_nothing_is_fenced_at_once_and_told_to_shut_down() -> None:
+    h = _three_brokers_broker_1_leading()
+    before = len(h.log)
+    token = _beat(h, 3, want_shut_down=True)  # follows t-0, leads nothing
+    h.commit()
+    answer = h.replies.pop(token)
+    assert answer.should_shut_down and answer.is_fenced
+    assert len(_fenced_records(h.log[before:], 3)) == 1
+    assert 3 not in h.ctl.committed.topic("t").partitions[0].isr
+    assert h.ctl.membership(3) is M.FENCED
+
+
+def test_a_broker_unregistered_in_controlled_shutdown_leaves_no_shutdown_waiting() -> None:
+    h = _three_brokers_broker_1_leading()
+    _beat(h, 1, want_shut_down=True)
+    h.commit()
+    assert h.ctl.membership(1) is M.CONTROLLED_SHUTDOWN
+    token = h.send(rq.UnregisterBrokerRequest(1))
+    h.commit()
+    assert h.replies.pop(token).error == ErrorCode.NONE
+    assert h.ctl.membership(1) is M.UNREGISTERED
+    assert h.ctl.shutdown_offsets == {}
+
+
+def test_a_new_active_controller_starts_the_controlled_shutdown_again() -> None:
+    h = _three_brokers_broker_1_leading()
+    _beat(h, 1, want_shut_down=True)
+    h.commit()
+    h.lose_leadership()
+    h.feed(LeadershipGained(epoch=h.ctl.epoch + 1, log_end_offset=len(h.log), now_ms=0))
+    assert h.ctl.shutdown_offsets == {}
+    # broker 1 leads nothing any more (the move is committed): fenced at once, told to stop
+    token = _beat(h, 1, want_shut_down=True)
+    h.commit()
+    answer = h.replies.pop(token)
+    assert answer.should_shut_down and answer.is_fenced
 
 
 def test_fenced_broker_asking_to_shut_down_is_told_at_once() -> None:
