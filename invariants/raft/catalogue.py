@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from invariants.raft.view import Entry, RaftView, VoterFacts
-from invariants.registry import STATE, TRANSITION, Invariant, invariant
+from invariants.registry import QUIESCENT, STATE, TRANSITION, Invariant, invariant
 
 LEADER = "leader"
 
@@ -249,10 +249,33 @@ def durable_vote_never_changes(before: RaftView, after: RaftView) -> Iterator[st
                    f"{a.voted_id}")
 
 
+def a_leader_and_a_follower(view: RaftView) -> bool:
+    """A live leader and a live voter following it in its epoch."""
+    return any(f.alive and f.role == "follower" and f.leader_id == lead.node_id
+               and f.epoch == lead.epoch for lead in _leaders(view) for f in view.voters)
+
+
+@invariant(QUIESCENT, "KIP-595 Fetch (a follower keeps fetching from its leader)",
+           premise=a_leader_and_a_follower)
+def followers_keep_fetching(view: RaftView) -> Iterator[str]:
+    """Once nothing is in flight, every live follower of a live leader in the leader's epoch
+    has a Fetch the leader holds parked, or a request to it that it will resend: otherwise it
+    falls silent until its fetch timeout and stands for an election nothing called for.
+    (Found by the KRaft fault campaign, issue 26: a follower whose snapshot made its pending
+    flush durable sent no next Fetch.)"""
+    for lead in _leaders(view):
+        for f in view.voters:
+            if (f.alive and f.role == "follower" and f.leader_id == lead.node_id
+                    and f.epoch == lead.epoch and f.node_id not in lead.parked
+                    and lead.node_id not in f.resending):
+                yield f"voter {f.node_id} follows {lead.node_id} in epoch {lead.epoch} with " \
+                      "no Fetch parked there and no request to resend"
+
+
 CATALOGUE: tuple[Invariant, ...] = (
     one_leader_per_epoch, log_matching, leader_completeness,
     leaders_step_down_on_a_higher_epoch, state_machine_safety,
     one_committed_entry_per_offset, high_watermark_within_durable_majority,
     committed_never_lost, high_watermark_never_moves_back, durable_epoch_never_decreases,
-    durable_vote_never_changes,
+    durable_vote_never_changes, followers_keep_fetching,
 )

@@ -28,6 +28,9 @@ class VoterFacts:
     durable: Mapping[int, Entry]
     applied: tuple[Entry, ...]  # what its state machine applied, by offset (ever)
     heard: int = 0  # the highest epoch a message delivered to this process carried
+    leader_id: int = -1  # the leader its node follows (-1: none known)
+    parked: frozenset[int] = frozenset()  # a leader: the voters whose caught-up Fetch it holds
+    resending: frozenset[int] = frozenset()  # the destinations of its requests still unanswered
 
 
 @dataclass(frozen=True)

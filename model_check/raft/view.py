@@ -3,6 +3,7 @@ facts are memoised on the voter (``Voter.memo_facts``) until the world changes i
 
 from __future__ import annotations
 
+from fsm.raft.effects import REQUEST
 from invariants.raft import RaftView, VoterFacts
 from model_check.raft.voter import Voter
 from model_check.raft.world import RaftWorld
@@ -13,7 +14,9 @@ def facts_of(x: Voter) -> VoterFacts:
         x.memo_facts = VoterFacts(
             x.node_id, x.alive, None if x.role is None else x.role.value, x.epoch, x.hw,
             x.quorum.epoch, x.quorum.voted_id, x.entries(), x.entries(durable_only=True),
-            x.applied, x.heard)
+            x.applied, x.heard, x.leader,
+            frozenset() if x.node is None else frozenset(x.node.parked),
+            frozenset(dest for kind, dest in x.timers if kind == REQUEST))
     return x.memo_facts
 
 

@@ -20,6 +20,7 @@ class FakeNode:
     def __init__(self, config: RaftConfig, summary: LogSummary, state: QuorumState) -> None:
         self.config, self.summary, self.state = config, summary, state
         self.seen: list[Any] = []
+        self.parked: dict[int, Any] = {}  # a leader's parked fetches, as the view reads them
 
     def handle(self, event: Any) -> list[Any]:
         self.seen.append(event)

@@ -146,6 +146,20 @@ def test_durable_vote_never_changes() -> None:
         "voter 1 voted for 2 in epoch 3, then 3"]
 
 
+def test_followers_keep_fetching() -> None:
+    inv = c.followers_keep_fetching
+    lead = VoterFacts(1, True, "leader", 2, 0, 2, 1, {}, {}, (), 0, 1, frozenset({2}))
+    parked = VoterFacts(2, True, "follower", 2, 0, 2, 1, {}, {}, (), 0, 1)
+    silent = VoterFacts(3, True, "follower", 2, 0, 2, 1, {}, {}, (), 0, 1)
+    resending = VoterFacts(3, True, "follower", 2, 0, 2, 1, {}, {}, (), 0, 1, frozenset(),
+                           frozenset({1}))
+    assert fires(inv, view(lead, parked, silent)) == [
+        "voter 3 follows 1 in epoch 2 with no Fetch parked there and no request to resend"]
+    assert fires(inv, view(lead, parked, resending)) == []
+    stale = VoterFacts(3, True, "follower", 1, 0, 1, -1, {}, {}, (), 0, 1)  # an older epoch
+    assert fires(inv, view(lead, parked, stale)) == []
+
+
 def test_every_invariant_has_a_test_here() -> None:
     names = {inv.name for inv in CATALOGUE}
     tested = {n[len("test_"):] for n in globals() if n.startswith("test_")}

@@ -17,7 +17,7 @@ from model_check.raft.scenario import RaftScenarioError, load_raft, names
 from model_check.raft.world import RaftWorld
 
 QUICK_DEPTH = {"raft-smoke": 10, "raft-election": 7, "raft-standard": 4, "raft-figure8": 4,
-               "raft-snapshot": 4, "raft-roles": 4}
+               "raft-snapshot": 4, "raft-roles": 4, "raft-follower-snapshot": 6}
 SLOW_CLEAN = {"raft-figure8"}
 """Scenarios whose clean search at the mutant's depth takes more than ~10 s."""
 
@@ -115,3 +115,18 @@ def test_a_setup_step_that_matches_nothing_is_reported(tmp_path) -> None:  # noq
     bad.write_text('voters = 3\ninit = "leader"\nsetup = ["deliver 9->1 VoteRequest"]\n')
     st = RAFT.start(load_raft(str(bad)), None)
     assert st.found == ("setup", "no enabled action is 'deliver 9->1 VoteRequest'")
+
+
+def test_a_follower_falling_silent_after_its_snapshot_is_found(monkeypatch: pytest.MonkeyPatch
+                                                               ) -> None:
+    """The bug the KRaft fault campaign found (issue 26): a follower whose snapshot made its
+    pending flush durable sent no next Fetch. Without the Fetch ``on_snapshot_written`` now
+    sends, ``raft-follower-snapshot`` breaks ``followers_keep_fetching`` in 4 steps."""
+    import types
+
+    import fsm.raft.snapshots as snapshots
+
+    monkeypatch.setattr(snapshots, "follower", types.SimpleNamespace(maybe_fetch=lambda node: []))
+    result = bfs(RAFT, load_raft("raft-follower-snapshot"), depth=6)
+    assert result.violation is not None
+    assert result.violation.invariant == "followers_keep_fetching", result.violation
