@@ -95,7 +95,10 @@ def test_cluster_up_kraft_is_ready_then_stops_everything_on_sigint(tmp_path: Pat
         [sys.executable, "-m", "adapters.cli", "cluster", "up", "--mode", "kraft",
          "--controllers", "3", "--brokers", str(max(brokers, 1)), "--dir", str(run_dir),
          "--timeout", "30"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(REPO_ROOT))
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(REPO_ROOT),
+        # a test suite started in the background of a non-interactive shell (``make test &``)
+        # ignores SIGINT, and Python keeps an inherited SIG_IGN: give the child Ctrl-C back
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     pids: list[int] = []
     try:
         line = _read_line(proc, 40).strip()
