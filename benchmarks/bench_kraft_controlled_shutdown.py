@@ -8,19 +8,21 @@ brokers 4-6 lead the other 70,000, brokers 7-9 hold nothing), replication factor
 topics x 100 partitions created straight on the active controller. Each run sends SIGTERM to
 one victim: it heartbeats at once with ``want_shut_down``; the active controller moves every
 leadership off it and takes it out of every ISR (one batch, ending with its registration
-change: in controlled shutdown) and answers ``should_shut_down`` once that batch is
-committed. Timed from the SIGTERM (this process's clock, just before the signal):
+change: in controlled shutdown) -- step 1 -- and, in a later heartbeat of the victim's once
+every other active broker has reported (heartbeat) an offset at or past that batch, fences it
+and answers ``should_shut_down`` -- step 2, Kafka's SHUTDOWN_NOW. Timed from the SIGTERM
+(this process's clock, just before the signal):
 
 - **decided**: the active controller's membership line ``broker N: active ->
-  controlled_shutdown at offset X`` (its log's millisecond timestamp);
+  controlled_shutdown at offset X`` (its log's millisecond timestamp); for a broker leading
+  nothing, step 1 is skipped: ``active -> fenced at offset X``;
 - **every live broker's image**: each live broker asked (admin ``wait_offset``) to answer as
   soon as its published metadata offset is at least X (the batch replayed: the new leaders in
   its image), with the time it saw it (woken by the publication; nothing polls the brokers);
 - **told**: the victim's own line ``lifecycle PENDING_CONTROLLED_SHUTDOWN -> SHUTTING_DOWN``
   (the controller's ``should_shut_down`` decoded and acted on);
-- **done**: the later of the two -- the figure of the target; and SIGTERM -> process exit.
-  Where the controller also fences the broker at that point (branch ``fence``: Kafka's
-  SHUTDOWN_NOW) its ``-> fenced`` line is reported too.
+- **done**: the later of the two -- the figure of the target; and SIGTERM -> process exit;
+  the controller's ``controlled_shutdown -> fenced`` line (step 2) is reported too.
 
 Checked after: the live brokers' own leader counts add up to every partition; one live
 broker's Metadata answer names no partition led by the victim or by nobody. Baseline, same
@@ -104,7 +106,7 @@ def main() -> None:
                     at.append(time.time())
                     n.signal(signal.SIGTERM)
 
-                line = re.compile(rf"broker {broker}: active -> controlled_shutdown "
+                line = re.compile(rf"broker {broker}: active -> (?:controlled_shutdown|fenced) "
                                   r"at offset (\d+)")
                 move = watch_move(cluster, term, line, live, timeout=60)
                 assert node.proc is not None

@@ -149,7 +149,7 @@ class KRaftWorld:
         return KRaftBroker(KRaftBrokerConfig(
             b, CLUSTER_ID, (BrokerEndpoint("PLAINTEXT", f"broker-{b}", 9092),),
             heartbeat_interval_ms=1, initial_registration_timeout_ms=1_000_000,
-            starting_heartbeat_ms=1, first_shutdown_heartbeat_ms=1))
+            starting_heartbeat_ms=1, shutdown_heartbeat_ms=1))
 
     # -- snapshots -------------------------------------------------------------------------
     def snapshot(self) -> KRaftWorld:

@@ -84,7 +84,7 @@ _DISPATCH: dict[type, Handler] = {
     ControllerUnreachable: _unreachable,
     HeartbeatDue: lifecycle.heartbeat_due,
     SigTerm: lifecycle.sig_term,
-    MetadataFetched: replay.fetched,
+    MetadataFetched: lifecycle.metadata_fetched,
     MetadataSnapshotLoaded: replay.snapshot_loaded,
     IsrChangeWanted: alter_partition.isr_change_wanted,
     MetadataRequest: metadata_answers.answer,
@@ -96,7 +96,7 @@ HANDLED_EVENTS: tuple[str, ...] = tuple(t.__name__ for t in _DISPATCH)
 class KRaftBroker:
     __slots__ = (
         "config", "_state", "_incarnation", "_start_ms", "_registered_once", "_epoch",
-        "_inflight", "_due", "_shutdown_answered", "_offset", "_image", "_replicas", "_local",
+        "_inflight", "_due", "_offset", "_image", "_replicas", "_local",
         "_alter_inflight", "_alter_wanted", "_notes",
     )
 
@@ -109,7 +109,6 @@ class KRaftBroker:
         self._epoch: int | None = None
         self._inflight: BrokerRegistrationRequest | BrokerHeartbeatRequest | None = None
         self._due = False  # the timer fired while a request was in flight
-        self._shutdown_answered = False  # a heartbeat of this controlled shutdown answered
         self._offset = -1
         self._image = MetadataImage()
         self._replicas: dict[PartitionKey, LocalReplica] = {}

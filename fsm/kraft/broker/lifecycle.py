@@ -6,8 +6,8 @@
     RECOVERY: local replicas the metadata no longer assigns are deleted, the assigned ones
         start (``replay.recover``); heartbeats with want_fence=False; an answer
         is_fenced=False -> RUNNING
-    RUNNING -SigTerm-> PENDING_CONTROLLED_SHUTDOWN: heartbeats with want_shut_down=True;
-        an answer should_shut_down -> SHUTTING_DOWN (Exit)
+    RUNNING -SigTerm-> PENDING_CONTROLLED_SHUTDOWN: heartbeats with want_shut_down=True,
+        every ``shutdown_heartbeat_ms``; an answer should_shut_down -> SHUTTING_DOWN (Exit)
     STARTING, RECOVERY -SigTerm-> SHUTTING_DOWN (Exit): nothing to hand over
     RUNNING -SigTerm, controlled_shutdown_enable off-> SHUTTING_DOWN (Exit)
     STARTING, RECOVERY -no registration initial_registration_timeout_ms after Start->
@@ -33,6 +33,12 @@ PENDING_CONTROLLED_SHUTDOWN the same errors end the shutdown (SHUTTING_DOWN): a 
 controller no longer counts leads nothing, and re-registering only to leave is pointless.
 Other heartbeat errors (NOT_CONTROLLER...) are retried after the interval, as Kafka does.
 
+Another broker's controlled shutdown waits, after its leaderships moved, until every active
+broker has reported (in a heartbeat) a metadata offset at or past that move. So a broker
+that replays a batch putting another broker into controlled shutdown heartbeats at once
+(``metadata_fetched``) instead of at its next interval: its report is what that shutdown
+waits for. Kafka's brokers report only at their interval; the request is the same.
+
 Answers that do not belong to the request in flight (late, duplicated, or after a lost
 request was given up) are ignored, and so is everything after SHUTTING_DOWN.
 """
@@ -44,7 +50,7 @@ from typing import TYPE_CHECKING
 from fsm.errors import ErrorCode
 from fsm.kraft.broker import alter_partition, replay
 from fsm.kraft.broker.effects import Exit, KRaftBrokerEffect, ScheduleHeartbeat, SendToController
-from fsm.kraft.broker.events import HeartbeatDue, SigTerm, Start
+from fsm.kraft.broker.events import HeartbeatDue, MetadataFetched, SigTerm, Start
 from fsm.kraft.broker_lifecycle_states import KRaftBrokerState
 from fsm.kraft.controller.requests import (
     BrokerHeartbeatRequest,
@@ -58,6 +64,7 @@ if TYPE_CHECKING:
 
 S = KRaftBrokerState
 ALIVE = frozenset({S.STARTING, S.RECOVERY, S.RUNNING, S.PENDING_CONTROLLED_SHUTDOWN})
+_REPORTING = frozenset({S.RECOVERY, S.RUNNING})  # may count as active for another's shutdown
 """The states of a process that talks to the controller."""
 
 REGISTRATION_LOST = frozenset({ErrorCode.STALE_BROKER_EPOCH, ErrorCode.BROKER_ID_NOT_REGISTERED})
@@ -110,11 +117,34 @@ def heartbeat_answered(core: KRaftBroker, request: BrokerHeartbeatRequest,
     elif state is S.PENDING_CONTROLLED_SHUTDOWN:
         if response.should_shut_down:
             return shut_down(core)
-        first = not core._shutdown_answered
-        core._shutdown_answered = True
-        if first:
-            return _next(core, cfg.first_shutdown_heartbeat_ms)
+        return _next(core, cfg.shutdown_heartbeat_ms)
     return effects + _next(core, cfg.heartbeat_interval_ms)
+
+
+def metadata_fetched(core: KRaftBroker, ev: MetadataFetched) -> list[KRaftBrokerEffect]:
+    """Replay the batch (``replay.fetched``); report at once when it put another broker into
+    controlled shutdown (see the module's docstring)."""
+    before = _in_controlled_shutdown(core)
+    effects = replay.fetched(core, ev)
+    if core._state in _REPORTING and core._epoch is not None and \
+            _in_controlled_shutdown(core) - before:
+        effects += report_now(core)
+    return effects
+
+
+def report_now(core: KRaftBroker) -> list[KRaftBrokerEffect]:
+    """The next heartbeat at once, or as soon as the one in flight is answered."""
+    if core._inflight is not None:
+        core._due = True
+        return []
+    return communicate(core)
+
+
+def _in_controlled_shutdown(core: KRaftBroker) -> frozenset[int]:
+    """The other brokers the image has in controlled shutdown."""
+    me = core.config.broker_id
+    return frozenset(b for b, reg in core._image.brokers.items()
+                     if reg.in_controlled_shutdown and b != me)
 
 
 def communication_lost(core: KRaftBroker, request: object) -> list[KRaftBrokerEffect]:
@@ -145,7 +175,6 @@ def sig_term(core: KRaftBroker, ev: SigTerm) -> list[KRaftBrokerEffect]:
     if state is not S.RUNNING:
         return core._ignore("SigTerm")
     effects: list[KRaftBrokerEffect] = [core._move(S.PENDING_CONTROLLED_SHUTDOWN)]
-    core._shutdown_answered = False
     if core._inflight is not None:  # ask as soon as the answer is in
         core._due = True
         return effects

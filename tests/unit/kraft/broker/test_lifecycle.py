@@ -17,6 +17,7 @@ from fsm.kraft.controller.requests import (
     BrokerRegistrationRequest,
     BrokerRegistrationResponse,
 )
+from fsm.kraft.records.values import BrokerRegistrationChangeRecord, FenceBrokerRecord
 from fsm.transition_table import IllegalTransition
 from tests.unit.kraft.broker.walk import (
     INCARNATION,
@@ -82,12 +83,13 @@ def test_the_whole_walk_from_start_to_exit() -> None:
     assert effects[0] == LifecycleChange(S.RUNNING, S.PENDING_CONTROLLED_SHUTDOWN)
     hb = sent(effects)
     assert hb.want_shut_down is True and hb.want_fence is False
-    # leaderships not moved yet: ask again, sooner the first time
+    # leaderships not moved yet: ask again soon, every time (not at the 3,000 ms interval)
+    assert config().shutdown_heartbeat_ms == 50
     assert answer(core, hb, BrokerHeartbeatResponse(OK, True, False, should_shut_down=False)) \
-        == [ScheduleHeartbeat(config().first_shutdown_heartbeat_ms)]
+        == [ScheduleHeartbeat(50)]
     hb = sent(core.handle(HeartbeatDue(6100)))
     assert answer(core, hb, BrokerHeartbeatResponse(OK, True, False, should_shut_down=False)) \
-        == [ScheduleHeartbeat(3000)]
+        == [ScheduleHeartbeat(50)]
     hb = sent(core.handle(HeartbeatDue(9100)))
     assert answer(core, hb, BrokerHeartbeatResponse(OK, True, False, should_shut_down=True)) \
         == [LifecycleChange(S.PENDING_CONTROLLED_SHUTDOWN, S.SHUTTING_DOWN), Exit()]
@@ -209,3 +211,38 @@ def test_sigterm_with_controlled_shutdown_off_exits_at_once() -> None:
     answer(core, hb, BrokerHeartbeatResponse(OK, True, is_fenced=False))
     assert core.state is S.RUNNING
     assert sigterm(core) == [LifecycleChange(S.RUNNING, S.SHUTTING_DOWN), Exit()]
+
+
+def _shutdown_mark(broker_id: int, epoch: int) -> BrokerRegistrationChangeRecord:
+    return BrokerRegistrationChangeRecord(broker_id, epoch, in_controlled_shutdown=1)
+
+
+def test_another_brokers_controlled_shutdown_is_reported_at_once() -> None:
+    """The controller fences a broker in controlled shutdown only once every active broker
+    has reported an offset past the move: a broker that replays the mark heartbeats now."""
+    core, _ = running()
+    fetched = core.handle(MetadataFetched(12, (_shutdown_mark(2, 1),)))
+    hb = sent(fetched)
+    assert hb == BrokerHeartbeatRequest(ME, 0, 12, want_fence=False, want_shut_down=False)
+    # a batch with no new mark: no early heartbeat
+    answer(core, hb, BrokerHeartbeatResponse(OK, True, False))
+    assert core.handle(MetadataFetched(13, (FenceBrokerRecord(3, 2),))) == []
+
+
+def test_a_report_waits_for_the_heartbeat_in_flight() -> None:
+    core, _ = running()
+    hb = sent(core.handle(HeartbeatDue(100)))
+    assert core.handle(MetadataFetched(12, (_shutdown_mark(3, 2),))) == []
+    # answered: the next one goes at once, with the offset replayed since
+    again = sent(answer(core, hb, BrokerHeartbeatResponse(OK, True, False)))
+    assert again.current_metadata_offset == 12
+
+
+def test_no_early_report_for_its_own_mark_other_records_or_before_running() -> None:
+    core, _ = running()
+    assert core.handle(MetadataFetched(12, (_shutdown_mark(ME, 0),))) == []
+    assert core.handle(MetadataFetched(13, (FenceBrokerRecord(3, 2),))) == []
+    starting, _ = registered()
+    records = cluster_records() + [_shutdown_mark(2, 1)]
+    assert starting.handle(MetadataFetched(0, tuple(records))) == []
+    assert starting.state is S.STARTING
