@@ -34,9 +34,10 @@ Three parts:
   was looked at: a new leader);
 * ``IsrExpander`` -- the thread: a round when the image changed or an AlterPartition was
   answered (``wake``, called by the shell after such an event), at least every
-  ``interval_s``, at most one per ``min_gap_s``; each chosen ask becomes ``IsrChangeWanted``
-  to the core, which sends AlterPartition. Each round that asks, and the outcomes, are one
-  INFO line each (``kcontrol.kraft.broker``), naming at most ``LOG_NAMES`` partitions.
+  ``interval_s``, at most one per ``min_gap_s``; a round's chosen asks become one
+  ``IsrChangesWanted`` to the core, which sends them as one AlterPartition. Each round that
+  asks, and the outcomes, are one INFO line each (``kcontrol.kraft.broker``), naming at most
+  ``LOG_NAMES`` partitions.
 
 Errors are the core's to handle (``fsm.kraft.broker.alter_partition``): a partition-level
 error drops the wish until the metadata says what happened; NOT_CONTROLLER, a lost request
@@ -54,15 +55,17 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 
 from fsm.kraft.broker import KRaftBroker, Role
-from fsm.kraft.broker.events import IsrChangeWanted, PartitionKey
+from fsm.kraft.broker.events import IsrChangesWanted, IsrChangeWanted, PartitionKey
 from fsm.kraft.broker_lifecycle_states import KRaftBrokerState
 from fsm.kraft.image import MetadataImage
 from fsm.kraft.records.values import Replicas
 
 log = logging.getLogger("kcontrol.kraft.broker")
 
-BATCH = 64
-"""Partitions with an AlterPartition of the broker in flight (or queued), at most."""
+BATCH = 1000
+"""Partitions with an AlterPartition of the broker in flight (or queued), at most. A round's
+asks go as one request (Kafka's AlterPartition carries many partitions): 1,000 partition
+changes are one batch of records on the controller, well under its bounds."""
 BACKOFF_S = 1.0
 MAX_BACKOFF_S = 8.0
 INTERVAL_S = 2.0
@@ -319,9 +322,10 @@ class IsrExpander:
 
 def _submit_all(chosen: Iterable[Expansion], submit: Callable[[object], bool]
                 ) -> list[Expansion]:
-    out = []
-    for e in chosen:
-        if not submit(IsrChangeWanted(e.key[0], e.key[1], e.new_isr)):
-            break  # the shell stopped
-        out.append(e)
-    return out
+    """The round's asks as one ``IsrChangesWanted``: one AlterPartition for all of them."""
+    asks = list(chosen)
+    if not asks:
+        return []
+    event = IsrChangesWanted(tuple(IsrChangeWanted(e.key[0], e.key[1], e.new_isr)
+                                   for e in asks))
+    return asks if submit(event) else []  # not submitted: the shell stopped

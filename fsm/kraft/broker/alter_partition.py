@@ -1,6 +1,7 @@
 """The leader's ISR changes (AlterPartition, API 56), at most one in flight per partition.
 
-``IsrChangeWanted`` from the replication layer becomes a wish, remembered with the leader
+``IsrChangeWanted`` from the replication layer becomes a wish (``IsrChangesWanted``: several
+at once, those sendable going out as one request), remembered with the leader
 epoch it was made in. A wish is sent when nothing is in flight for its partition, as an
 ``AlterPartitionItem`` carrying the leader epoch and partition epoch this broker holds (the
 image's, or a newer AlterPartition answer's); a wish made while one is in flight waits, and
@@ -32,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from fsm.errors import ErrorCode
 from fsm.kraft.broker.effects import KRaftBrokerEffect, SendToController
-from fsm.kraft.broker.events import IsrChangeWanted, PartitionKey
+from fsm.kraft.broker.events import IsrChangesWanted, IsrChangeWanted, PartitionKey
 from fsm.kraft.broker.replicas import LocalReplica, Role, reconcile
 from fsm.kraft.broker_lifecycle_states import KRaftBrokerState
 from fsm.kraft.controller.requests import (
@@ -57,16 +58,34 @@ class Wish:
 
 
 def isr_change_wanted(core: KRaftBroker, ev: IsrChangeWanted) -> list[KRaftBrokerEffect]:
+    key = _wish(core, ev)
+    return [] if key is None else _send(core, [key])
+
+
+def isr_changes_wanted(core: KRaftBroker, ev: IsrChangesWanted) -> list[KRaftBrokerEffect]:
+    """Each change as ``isr_change_wanted`` would take it; those sendable in one request."""
+    changes = ev.changes
+    if not isinstance(changes, tuple) or \
+            not all(isinstance(c, IsrChangeWanted) for c in changes):
+        return core._ignore("IsrChangesWanted: not a tuple of IsrChangeWanted")
+    keys = [key for c in changes if (key := _wish(core, c)) is not None]
+    return _send(core, keys)
+
+
+def _wish(core: KRaftBroker, ev: IsrChangeWanted) -> PartitionKey | None:
+    """Remember the wish (replacing a queued one); its partition, or None if ignored."""
     key = (ev.topic_id, ev.partition_id)
     have = core._replicas.get(key)
     if core._state not in _LEADING or have is None or have.role is not Role.LEADER:
-        return core._ignore("IsrChangeWanted: not the leader")
+        core._ignore("IsrChangeWanted: not the leader")
+        return None
     isr = ev.new_isr
     if not isinstance(isr, tuple) or not isr or len(set(isr)) != len(isr) \
             or not all(isinstance(b, int) and not isinstance(b, bool) for b in isr):
-        return core._ignore(f"IsrChangeWanted: malformed ISR {isr!r}")
+        core._ignore(f"IsrChangeWanted: malformed ISR {isr!r}")
+        return None
     core._alter_wanted[key] = Wish(isr, have.leader_epoch)
-    return _send(core, [key])
+    return key
 
 
 def answered(core: KRaftBroker, request: AlterPartitionRequest,

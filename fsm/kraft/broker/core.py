@@ -25,6 +25,7 @@ from fsm.kraft.broker.events import (
     ControllerResponse,
     ControllerUnreachable,
     HeartbeatDue,
+    IsrChangesWanted,
     IsrChangeWanted,
     MetadataFetched,
     MetadataRequest,
@@ -87,6 +88,7 @@ _DISPATCH: dict[type, Handler] = {
     MetadataFetched: lifecycle.metadata_fetched,
     MetadataSnapshotLoaded: replay.snapshot_loaded,
     IsrChangeWanted: alter_partition.isr_change_wanted,
+    IsrChangesWanted: alter_partition.isr_changes_wanted,
     MetadataRequest: metadata_answers.answer,
 }
 

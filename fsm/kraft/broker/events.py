@@ -80,6 +80,14 @@ class IsrChangeWanted:
 
 
 @dataclass(frozen=True, slots=True)
+class IsrChangesWanted:
+    """Several ``IsrChangeWanted`` at once, sent as one AlterPartition: each partition's wish
+    is kept or ignored as if it came alone."""
+
+    changes: tuple[IsrChangeWanted, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class MetadataRequest:
     """A client's Metadata request; ``topics`` None asks for every topic. Answered by
     ``ReplyMetadata(token, ...)``; ``token`` is the shell's, opaque."""

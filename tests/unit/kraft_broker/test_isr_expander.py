@@ -17,6 +17,7 @@ from adapters.kraft_broker.isr_expander import (
     IsrExpander,
     Outcomes,
     Scan,
+    _submit_all,
     scan,
 )
 from fsm.errors import ErrorCode
@@ -24,11 +25,13 @@ from fsm.kraft.broker import KRaftBroker
 from fsm.kraft.broker.events import (
     ControllerResponse,
     HeartbeatDue,
+    IsrChangesWanted,
     IsrChangeWanted,
     MetadataFetched,
     SigTerm,
 )
 from fsm.kraft.controller import requests as rq
+from fsm.kraft.records.uuid import uuid_of
 from fsm.kraft.records.values import (
     BrokerRegistrationChangeRecord,
     FenceBrokerRecord,
@@ -248,4 +251,16 @@ def test_rounds_complete_a_reassignment_and_regrow_an_isr_after_a_return() -> No
     assert [e.new_isr for e in x.round()] == [(1, 2, 4)]
     w.run(until=32_000)
     assert w.h.partition("t").isr == (1, 2, 4) and w.h.partition("t").leader == 1
-    assert [e.topic_id for e in asked] == [t.topic_id] * 2
+    # each round's asks went to the core as one IsrChangesWanted (one AlterPartition)
+    assert [type(ev) for ev in asked] == [IsrChangesWanted] * 2
+    assert [c.topic_id for ev in asked for c in ev.changes] == [t.topic_id] * 2
+
+
+def test_a_rounds_asks_go_to_the_core_as_one_event() -> None:
+    asks = [Expansion((uuid_of(7), p), f"x-{p}", 0, 0, (1,), (1, 2)) for p in range(3)]
+    got: list[object] = []
+    assert _submit_all(asks, lambda ev: got.append(ev) or True) == asks
+    assert got == [IsrChangesWanted(tuple(IsrChangeWanted(uuid_of(7), p, (1, 2))
+                                          for p in range(3)))]
+    assert _submit_all([], lambda ev: got.append(ev) or True) == [] and len(got) == 1
+    assert _submit_all(asks, lambda ev: False) == []  # the shell stopped: nothing asked

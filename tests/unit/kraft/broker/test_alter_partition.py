@@ -10,6 +10,7 @@ from fsm.kraft.broker.effects import SendToController, UpdateIsr
 from fsm.kraft.broker.events import (
     ControllerUnreachable,
     HeartbeatDue,
+    IsrChangesWanted,
     IsrChangeWanted,
     MetadataFetched,
 )
@@ -144,3 +145,23 @@ def test_records_older_than_an_answer_do_not_roll_the_isr_back() -> None:
     assert core.handle(MetadataFetched(12, (PartitionChangeRecord(0, T1, isr=(1, 2)),))) == []
     assert core.replica(T1, 0).isr == (1,)  # type: ignore[union-attr]
     assert core.handle(MetadataFetched(13, (PartitionChangeRecord(0, T1, isr=(1,)),))) == []
+
+
+def test_several_wishes_go_as_one_request() -> None:
+    core, _ = running()
+    core.handle(MetadataFetched(12, (PartitionChangeRecord(1, T1, leader=ME),)))  # leads t1-1
+    request = sent(core.handle(IsrChangesWanted((
+        IsrChangeWanted(T1, 0, (1, 2)),
+        IsrChangeWanted(T2, 0, (3,)),  # a follower there: ignored, the others still go
+        IsrChangeWanted(T1, 1, (1, 3)),
+    ))))
+    assert [(i.topic_id, i.partition_id, i.new_isr) for i in request.partitions] == [
+        (T1, 0, (1, 2)), (T1, 1, (1, 3))]
+    assert core.alter_partition_in_flight() == ((T1, 0), (T1, 1))
+    # still one in flight per partition: a second batch waits behind the first
+    assert core.handle(IsrChangesWanted((IsrChangeWanted(T1, 0, (1,)),))) == []
+    assert [k for k, _ in core.queued_isr_wishes()] == [(T1, 0)]
+    # malformed: ignored, nothing lost
+    assert core.handle(IsrChangesWanted("t1-0")) == []  # type: ignore[arg-type]
+    assert core.handle(IsrChangesWanted(((T1, 0, (1,)),))) == []  # type: ignore[arg-type]
+    assert core.alter_partition_in_flight() == ((T1, 0), (T1, 1))
