@@ -1,54 +1,44 @@
-"""The ``kcontrol`` command: one click group, one module per sub-command; ``run`` is the
-console script."""
+"""The ``kcontrol`` command: one click group, one module per sub-command, each imported only
+when used (``COMMANDS``); ``run`` is the console script."""
 
 from __future__ import annotations
 
 import click
 
 from adapters.cli import fast_exit
-from adapters.cli.admin_cmd import elect_preferred, topics_group
-from adapters.cli.audit_cmd import audit_cmd
-from adapters.cli.broker_cmd import broker
-from adapters.cli.chaos_cmd import chaos
-from adapters.cli.check_cmd import check, replay
-from adapters.cli.cluster_cmd import cluster
-from adapters.cli.cluster_tool_cmd import cluster_id_cmd, unregister_cmd
-from adapters.cli.controller_cmd import controller
-from adapters.cli.diagrams_cmd import diagrams
-from adapters.cli.dump_log_cmd import dump_log
-from adapters.cli.metadata_shell_cmd import metadata_shell
-from adapters.cli.node_cmd import node
-from adapters.cli.quorum_cmd import quorum
-from adapters.cli.reassign_cmd import reassign_cmd
-from adapters.cli.storage_cmd import storage
-from adapters.cli.zookeeper_cmd import zookeeper
+from adapters.cli.lazy_commands import LazyCommands
+
+#: Every sub-command: its name and where it is defined, imported when the command line (or
+#: the listing of ``kcontrol --help``) asks for it -- a node's start imports only
+#: ``node_cmd`` (``lazy_commands``).
+COMMANDS = {
+    "zookeeper": "adapters.cli.zookeeper_cmd:zookeeper",
+    "diagrams": "adapters.cli.diagrams_cmd:diagrams",
+    "check": "adapters.cli.check_cmd:check",
+    "replay": "adapters.cli.check_cmd:replay",
+    "topics": "adapters.cli.admin_cmd:topics_group",
+    "reassign": "adapters.cli.reassign_cmd:reassign_cmd",
+    "elect-preferred": "adapters.cli.admin_cmd:elect_preferred",
+    "audit": "adapters.cli.audit_cmd:audit_cmd",
+    "controller": "adapters.cli.controller_cmd:controller",
+    "broker": "adapters.cli.broker_cmd:broker",
+    "cluster": "adapters.cli.cluster_cmd:cluster",
+    "chaos": "adapters.cli.chaos_cmd:chaos",
+    "quorum": "adapters.cli.quorum_cmd:quorum",
+    "cluster-id": "adapters.cli.cluster_tool_cmd:cluster_id_cmd",
+    "unregister": "adapters.cli.cluster_tool_cmd:unregister_cmd",
+    "dump-log": "adapters.cli.dump_log_cmd:dump_log",
+    "node": "adapters.cli.node_cmd:node",
+    "storage": "adapters.cli.storage_cmd:storage",
+    "metadata-shell": "adapters.cli.metadata_shell_cmd:metadata_shell",
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(commands=LazyCommands(COMMANDS),
+             context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="kcontrol")
 def main() -> None:
     """kcontrol: a Kafka-style cluster controller on explicit state machines."""
-
-
-main.add_command(zookeeper)
-main.add_command(diagrams)
-main.add_command(check)
-main.add_command(replay)
-main.add_command(topics_group)
-main.add_command(reassign_cmd)
-main.add_command(elect_preferred)
-main.add_command(audit_cmd)
-main.add_command(controller)
-main.add_command(broker)
-main.add_command(cluster)
-main.add_command(chaos)
-main.add_command(quorum)
-main.add_command(cluster_id_cmd)
-main.add_command(unregister_cmd)
-main.add_command(dump_log)
-main.add_command(node)
-main.add_command(storage)
-main.add_command(metadata_shell)
 
 
 def run() -> None:

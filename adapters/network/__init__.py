@@ -31,24 +31,63 @@ How a broker process assembles them::
     ...; server.metrics() | channels.metrics()   # for the Prometheus endpoint
 """
 
-from adapters.network.broker_handler import BrokerRequestHandler, metadata_response
-from adapters.network.channel_manager import Backoff, ControllerChannelManager
-from adapters.network.client import WireClient
-from adapters.network.controlled_shutdown import ControlledShutdownRouter
-from adapters.network.listener_config import (
-    ListenerConfig,
-    ListenerConfigError,
-    ListenerSpec,
-    parse_listener_config,
-)
-from adapters.network.request_channel import Plane, RequestHandler
-from adapters.network.server import (
-    CONTROL_PLANE_APIS,
-    DATA_PLANE_APIS,
-    SocketServer,
-    advertised_apis,
-    plane_apis,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from adapters.network.broker_handler import BrokerRequestHandler, metadata_response
+    from adapters.network.channel_manager import Backoff, ControllerChannelManager
+    from adapters.network.client import WireClient
+    from adapters.network.controlled_shutdown import ControlledShutdownRouter
+    from adapters.network.listener_config import (
+        ListenerConfig,
+        ListenerConfigError,
+        ListenerSpec,
+        parse_listener_config,
+    )
+    from adapters.network.request_channel import Plane, RequestHandler
+    from adapters.network.server import (
+        CONTROL_PLANE_APIS,
+        DATA_PLANE_APIS,
+        SocketServer,
+        advertised_apis,
+        plane_apis,
+    )
+
+#: Where each name of ``__all__`` is defined: imported on first use (PEP 562), so that a
+#: module of the codec (``adapters.network.codec...``, which imports this package first) does
+#: not bring the ZooKeeper-mode broker's handler and core into a KRaft node.
+_HOMES = {
+    "BrokerRequestHandler": "broker_handler",
+    "metadata_response": "broker_handler",
+    "Backoff": "channel_manager",
+    "ControllerChannelManager": "channel_manager",
+    "WireClient": "client",
+    "ControlledShutdownRouter": "controlled_shutdown",
+    "ListenerConfig": "listener_config",
+    "ListenerConfigError": "listener_config",
+    "ListenerSpec": "listener_config",
+    "parse_listener_config": "listener_config",
+    "Plane": "request_channel",
+    "RequestHandler": "request_channel",
+    "CONTROL_PLANE_APIS": "server",
+    "DATA_PLANE_APIS": "server",
+    "SocketServer": "server",
+    "advertised_apis": "server",
+    "plane_apis": "server",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CONTROL_PLANE_APIS",
