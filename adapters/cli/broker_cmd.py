@@ -34,6 +34,7 @@ from adapters.cli.log_options import (
     configure_logging,
     log_config_option,
     log_dir_option,
+    state_change_log_options,
 )
 from adapters.cli.zk_options import zookeeper_auth_option, zookeeper_hosts_option
 from adapters.controller.service import DEFAULT_SESSION_TIMEOUT_MS
@@ -91,6 +92,7 @@ def _parse_listeners(ctx: click.Context) -> ListenerConfig:
               default="INFO", show_default=True,
               help="The lowest level logged (the default setup only).")
 @log_dir_option("broker-<ID>")
+@state_change_log_options
 @log_config_option()
 @zookeeper_auth_option
 @click.pass_context
@@ -99,7 +101,8 @@ def broker(ctx: click.Context, broker_id: int, hosts: str, listeners: str,
            session_timeout_ms: int, connect_timeout: float,
            controlled_shutdown_max_retries: int, controlled_shutdown_retry_backoff_ms: int,
            isr_expand_interval_ms: int, control_plane_priority: str, log_level: str,
-           log_dir: Path | None, log_config: tuple[Path, dict[str, Any]] | None,
+           log_dir: Path | None, state_change_max_bytes: int, state_change_files: int,
+           log_config: tuple[Path, dict[str, Any]] | None,
            zookeeper_auth: ZkAuth | None) -> None:
     """Run one broker: listeners, registration, a controller candidate, until SIGTERM."""
     problem = _valid_hosts(hosts)
@@ -113,7 +116,8 @@ def broker(ctx: click.Context, broker_id: int, hosts: str, listeners: str,
         sys.exit(1)
     priority.configure(control_plane_priority)
     setup = configure_logging(log_level, log_dir or DEFAULT_LOG_ROOT / f"broker-{broker_id}",
-                              log_config)
+                              log_config, max_bytes=state_change_max_bytes,
+                              files=state_change_files)
     deferred = defer_logging()  # state-change lines are written by threads of their own
     try:
         _run(broker_id, hosts, config, metrics_port, session_timeout_ms, connect_timeout,

@@ -20,6 +20,7 @@ from adapters.cli.log_options import (
     configure_logging,
     log_config_option,
     log_dir_option,
+    state_change_log_options,
 )
 from adapters.cli.zk_options import zookeeper_auth_option, zookeeper_hosts_option
 from adapters.controller import ControllerService, ServiceError
@@ -61,18 +62,21 @@ def _valid_hosts(hosts: str) -> str | None:
               default="INFO", show_default=True,
               help="The lowest level logged (the default setup only).")
 @log_dir_option("controller-<BROKER_ID>")
+@state_change_log_options
 @log_config_option()
 @zookeeper_auth_option
 def controller(broker_id: int, hosts: str, metrics_port: int | None, session_timeout_ms: int,
                connect_timeout: float, queue_capacity: int, log_level: str,
-               log_dir: Path | None, log_config: tuple[Path, dict[str, Any]] | None,
+               log_dir: Path | None, state_change_max_bytes: int, state_change_files: int,
+               log_config: tuple[Path, dict[str, Any]] | None,
                zookeeper_auth: ZkAuth | None) -> None:
     """Run one controller candidate until SIGINT/SIGTERM."""
     problem = _valid_hosts(hosts)
     if problem:
         raise click.BadParameter(f"{hosts!r}: {problem}", param_hint="--zookeeper")
     setup = configure_logging(
-        log_level, log_dir or DEFAULT_LOG_ROOT / f"controller-{broker_id}", log_config)
+        log_level, log_dir or DEFAULT_LOG_ROOT / f"controller-{broker_id}", log_config,
+        max_bytes=state_change_max_bytes, files=state_change_files)
     try:
         _run(broker_id, hosts, metrics_port, session_timeout_ms, connect_timeout,
              queue_capacity, zookeeper_auth)

@@ -5,7 +5,9 @@ brokers ``kcontrol cluster up``/``demo`` and ``kcontrol chaos`` start): the ``--
 Default setup, as Kafka's log4j configuration: the server log on stderr, and the state-change
 loggers (``kcontrol.state.change``: the controller's; ``kcontrol.broker.state.change``: the
 broker's) in ``state-change.log`` in the log directory, not in the server log. The directory
-and the file are created when the first state change is logged.
+and the file are created when the first state change is logged. The file rotates by size
+(``adapters.state_change_file``): ``--state-change-log-max-bytes SIZE`` (default 50MB) and
+``--state-change-log-files N`` in all (default 3) bound it; a bad value is a usage error.
 
 ``--log-config FILE``: a JSON file holding a ``logging.config.dictConfig`` dictionary, which
 replaces the default setup (``--log-level`` and ``--log-dir`` then do nothing);
@@ -25,6 +27,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+
+from adapters.state_change_file import (
+    DEFAULT_FILES,
+    DEFAULT_MAX_BYTES,
+    StateChangeFile,
+    check_files,
+    parse_size,
+)
 
 STATE_CHANGE_LOGGERS = ("kcontrol.state.change", "kcontrol.broker.state.change")
 STATE_CHANGE_FILE = "state-change.log"
@@ -76,8 +86,8 @@ def _log_config_callback(_ctx: click.Context, param: click.Parameter,
 
 
 LOG_CONFIG_HELP = ("Configure logging from this JSON file (a logging.config.dictConfig "
-                   "dictionary) instead of the default setup; --log-level and --log-dir are "
-                   "then ignored.")
+                   "dictionary) instead of the default setup; --log-level, --log-dir and the "
+                   "--state-change-log-* options are then ignored.")
 
 
 def log_config_option(help_text: str = LOG_CONFIG_HELP) -> Callable[[F], F]:
@@ -98,15 +108,34 @@ def log_dir_option(default_name: str) -> Callable[[F], F]:
              f"{DEFAULT_LOG_ROOT}/{default_name}).")
 
 
-class _StateChangeFile(logging.FileHandler):
-    """A file handler that creates its directory, and the file, when it first writes."""
+def _size_callback(_ctx: click.Context, param: click.Parameter, value: str) -> int:
+    try:
+        return parse_size(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param=param) from None
 
-    def __init__(self, path: Path) -> None:
-        super().__init__(path, encoding="utf-8", delay=True)
 
-    def _open(self):  # type: ignore[no-untyped-def]
-        Path(self.baseFilename).parent.mkdir(parents=True, exist_ok=True)
-        return super()._open()
+def _files_callback(_ctx: click.Context, param: click.Parameter, value: int) -> int:
+    try:
+        check_files(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param=param) from None
+    return value
+
+
+def state_change_log_options(f: F) -> F:
+    """``--state-change-log-max-bytes SIZE`` and ``--state-change-log-files N``: the bound
+    of the default setup's state-change log (the command receives ``state_change_max_bytes``
+    and ``state_change_files``)."""
+    f = click.option(
+        "--state-change-log-files", "state_change_files", type=int, default=DEFAULT_FILES,
+        show_default=True, metavar="N", callback=_files_callback,
+        help=f"Keep at most N state-change log files: {STATE_CHANGE_FILE} and N-1 rotated "
+             f"ones (.1 the newest).")(f)
+    return click.option(
+        "--state-change-log-max-bytes", "state_change_max_bytes", default="50MB",
+        show_default=True, metavar="SIZE", callback=_size_callback,
+        help=f"Rotate {STATE_CHANGE_FILE} before it would pass SIZE (bytes, or KB, MB, GB).")(f)
 
 
 class LoggingSetup:
@@ -126,10 +155,13 @@ class LoggingSetup:
 
 
 def configure_logging(level: str, log_dir: Path,
-                      log_config: tuple[Path, dict[str, Any]] | None) -> LoggingSetup:
+                      log_config: tuple[Path, dict[str, Any]] | None, *,
+                      max_bytes: int = DEFAULT_MAX_BYTES,
+                      files: int = DEFAULT_FILES) -> LoggingSetup:
     """Set up logging for a long-running command: ``log_config`` if given (raising
     ``click.BadParameter`` if dictConfig refuses it), else the default setup (the server log on
-    stderr at ``level``, the state-change loggers to ``log_dir/state-change.log`` only)."""
+    stderr at ``level``, the state-change loggers to ``log_dir/state-change.log`` only,
+    rotated before it passes ``max_bytes``, ``files`` files kept in all)."""
     if log_config is not None:
         path, config = log_config
         try:
@@ -140,7 +172,7 @@ def configure_logging(level: str, log_dir: Path,
     numeric = getattr(logging, level)
     logging.basicConfig(level=numeric, stream=sys.stderr, format=LOG_FORMAT)
     logging.getLogger("kazoo").setLevel(max(logging.WARNING, numeric))
-    handler = _StateChangeFile(log_dir / STATE_CHANGE_FILE)  # one file, both loggers
+    handler = StateChangeFile(log_dir / STATE_CHANGE_FILE, max_bytes, files)  # both loggers
     handler.setFormatter(logging.Formatter(LOG_FORMAT))
     installed = []
     for name in STATE_CHANGE_LOGGERS:

@@ -25,6 +25,7 @@ from adapters.cli.log_options import (
     configure_logging,
     log_config_option,
     log_dir_option,
+    state_change_log_options,
 )
 from adapters.cli.storage_cmd import CONFIG_HELP, OVERRIDE_HELP
 from adapters.kraft_node.meta_properties import StorageError, check_at_start
@@ -59,8 +60,10 @@ def summary(settings: NodeSettings, cluster_id: str) -> str:
               default="INFO", show_default=True,
               help="The lowest level logged (the default setup only).")
 @log_dir_option("node-<NODE_ID>")
+@state_change_log_options
 @log_config_option()
 def node(config: Path | None, overrides: tuple[str, ...], log_level: str, log_dir: Path | None,
+         state_change_max_bytes: int, state_change_files: int,
          log_config: tuple[Path, dict[str, Any]] | None) -> None:
     """Run one KRaft node from a properties file until SIGINT/SIGTERM."""
     warnings: list[str] = []
@@ -73,7 +76,8 @@ def node(config: Path | None, overrides: tuple[str, ...], log_level: str, log_di
         click.echo(f"kcontrol node: error: {exc}", err=True)
         sys.exit(2)
     setup = configure_logging(
-        log_level, log_dir or DEFAULT_LOG_ROOT / f"node-{settings.node_id}", log_config)
+        log_level, log_dir or DEFAULT_LOG_ROOT / f"node-{settings.node_id}", log_config,
+        max_bytes=state_change_max_bytes, files=state_change_files)
     try:
         for warning in warnings:
             log.warning("%s", warning)

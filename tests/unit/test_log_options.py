@@ -89,3 +89,38 @@ def test_the_default_setup_writes_state_changes_to_their_own_file(tmp_path: Path
         f"{name}: {name} moved" for name in STATE_CHANGE_LOGGERS]
     assert all(logging.getLogger(n).propagate and not logging.getLogger(n).handlers
                for n in STATE_CHANGE_LOGGERS)
+
+
+BAD_BOUNDS = {
+    "size zero": (["--state-change-log-max-bytes", "0"], "from 1024"),
+    "not a size": (["--state-change-log-max-bytes", "lots"], "is not a size"),
+    "one file": (["--state-change-log-files", "1"], "from 2"),
+}
+
+
+@pytest.mark.parametrize("problem", sorted(BAD_BOUNDS))
+@pytest.mark.parametrize("command", ["controller", "broker", "node"])
+def test_a_bad_state_change_log_bound_is_a_usage_error(tmp_path: Path, command: str,
+                                                       problem: str) -> None:
+    flags, message = BAD_BOUNDS[problem]
+    args = COMMANDS.get(command, ["node", "--override", "node.id=1"])
+    r = _kcontrol([*args, *flags], tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert flags[0] in r.stderr and message in r.stderr
+    assert "Traceback" not in r.stderr
+    assert not (tmp_path / ".kcontrol").exists()  # nothing started, nothing written
+
+
+def test_the_default_setup_bounds_the_state_change_file(tmp_path: Path) -> None:
+    log_dir = tmp_path / "logs"
+    setup = configure_logging("INFO", log_dir, None, max_bytes=1024, files=2)
+    try:
+        for i in range(500):
+            logging.getLogger(STATE_CHANGE_LOGGERS[0]).info("partition %d moved", i)
+    finally:
+        setup.close()
+    assert sorted(p.name for p in log_dir.iterdir()) == [STATE_CHANGE_FILE,
+                                                          f"{STATE_CHANGE_FILE}.1"]
+    assert all(p.stat().st_size < 1024 for p in log_dir.iterdir())
+    assert (log_dir / STATE_CHANGE_FILE).read_text().splitlines()[-1].endswith(
+        "partition 499 moved")
