@@ -6,7 +6,8 @@ Modules: ``plan`` (fault kinds, admin actions, the seeded plan), ``sessions`` (e
 ZooKeeper session on the server side), ``workload`` (the admin actions and what they must
 lead to), ``observe`` (reads, convergence, the audit with every broker's metadata over the
 wire), ``runner`` (``Campaign``: the steps, the faults, the clean-up), ``report`` (figures,
-tables, the ``--json`` file).
+tables, the ``--json`` file). The scaffolding it shares with the KRaft campaign (the step
+loop, the time bounds, the operations followed, signals and clean-up) is ``adapters.campaign``.
 """
 
 from adapters.chaos.plan import Action, ActionKind, Fault, FaultKind, Step, make_plan

@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import enum
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 CONTROLLER = "controller"
 """A target named by role: the controller's broker at injection time."""
@@ -143,20 +145,35 @@ def make_plan(seed: int, faults: int, brokers: int, *, zookeeper_faults: bool = 
               ) -> list[Step]:
     """``faults`` steps for a cluster of brokers 1..``brokers``. Without ``zookeeper_faults``
     (an ensemble kcontrol did not start) the ZooKeeper kinds are left out."""
+    kinds = [k for k in FaultKind if zookeeper_faults or not k.needs_own_ensemble]
+    return seeded_steps(seed, faults, brokers, kinds, WEIGHTS, _draw_fault, Step)
+
+
+K = TypeVar("K")
+S = TypeVar("S")
+
+
+def seeded_steps(seed: int, faults: int, brokers: int, kinds: Sequence[K],
+                 weights: dict[K, int], draw_fault: Callable[[random.Random, K, list[int]], Any],
+                 make_step: Callable[[int, Action, Any], S]) -> list[S]:
+    """Both campaigns' plans: ``faults`` steps (``make_step(index, action, fault)``) for
+    brokers 1..``brokers``, drawn from ``random.Random(seed)`` alone. The first round has every
+    kind of ``kinds`` once, in a seeded order; later kinds are drawn by ``weights``. Each
+    step's admin action comes from ``_draw_action`` against the plan's model of the topics,
+    its fault from ``draw_fault(rng, kind, broker ids)``."""
     if brokers < 2:
         raise ValueError("a fault campaign needs at least 2 brokers")
     rng = random.Random(seed)
-    kinds = [k for k in FaultKind if zookeeper_faults or not k.needs_own_ensemble]
-    first_round = kinds[:]
+    first_round = list(kinds)
     rng.shuffle(first_round)
     model = _Model()
     ids = list(range(1, brokers + 1))
     steps = []
     for i in range(faults):
         kind = first_round[i] if i < len(first_round) else \
-            rng.choices(kinds, weights=[WEIGHTS[k] for k in kinds])[0]
+            rng.choices(kinds, weights=[weights[k] for k in kinds])[0]
         action = _draw_action(rng, model, ids)
-        steps.append(Step(i + 1, action, _draw_fault(rng, kind, ids)))
+        steps.append(make_step(i + 1, action, draw_fault(rng, kind, ids)))
     return steps
 
 
@@ -219,10 +236,5 @@ def _draw_action(rng: random.Random, model: _Model, ids: list[int]) -> Action:
     return Action(ActionKind.DELETE, topic)
 
 
-ActionModel = _Model
-"""The planner's model of the topics it expects (shared with the KRaft campaign's plan)."""
-draw_action = _draw_action
-"""The next admin action drawn from ``rng`` against ``model`` (shared with the KRaft plan)."""
-
-__all__ = ["CONTROLLER", "Action", "ActionKind", "ActionModel", "Fault", "FaultKind", "Step",
-           "ZK_KINDS", "draw_action", "make_plan"]
+__all__ = ["CONTROLLER", "Action", "ActionKind", "Fault", "FaultKind", "Step", "ZK_KINDS",
+           "make_plan", "seeded_steps"]

@@ -23,6 +23,15 @@ def percentile(values: list[float], q: float) -> float | None:
     return ordered[min(rank, len(ordered)) - 1]
 
 
+def figures(values: list[float]) -> dict[str, float | int | None]:
+    """p50, p99, max (seconds, to the millisecond; None when empty) and count of
+    ``values``: the report's recovery figures."""
+    out: dict[str, float | int | None] = {
+        "p50": percentile(values, 50), "p99": percentile(values, 99),
+        "max": max(values) if values else None, "count": len(values)}
+    return {k: (round(v, 3) if isinstance(v, float) else v) for k, v in out.items()}
+
+
 @dataclass
 class FaultRecord:
     step: int
@@ -71,11 +80,7 @@ class Report:
         return [r.recovery_s for r in self.records if r.recovery_s is not None]
 
     def recovery_summary(self) -> dict[str, float | int | None]:
-        values = self.recoveries
-        out: dict[str, float | int | None] = {
-            "p50": percentile(values, 50), "p99": percentile(values, 99),
-            "max": max(values) if values else None, "count": len(values)}
-        return {k: (round(v, 3) if isinstance(v, float) else v) for k, v in out.items()}
+        return figures(self.recoveries)
 
     @property
     def ok(self) -> bool:
@@ -153,4 +158,4 @@ def _one_line(row: dict[str, Any]) -> str:
     return " ".join(f"{k}={v}" for k, v in row.items())
 
 
-__all__ = ["FaultRecord", "Report", "percentile"]
+__all__ = ["FaultRecord", "Report", "figures", "percentile"]

@@ -35,7 +35,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from kazoo.client import KazooClient
 from kazoo.exceptions import KazooException
@@ -43,6 +42,9 @@ from kazoo.handlers.threading import KazooTimeoutError
 from rich.console import Console
 from rich.markup import escape
 
+from adapters.campaign.finish import run_to_end
+from adapters.campaign.steps import StepLog
+from adapters.campaign.timing import CampaignTimes, time_recovery
 from adapters.chaos.observe import (
     Metadata,
     Observer,
@@ -58,7 +60,6 @@ from adapters.ensemble import Ensemble, EnsembleError
 from adapters.zookeeper.audit import AuditViolation, ZkState
 from adapters.zookeeper.connect import ZkAuth, make_client
 from fsm import zk_paths
-from model_check.json_option import to_stdout, write_json
 
 POLL_S = 0.05
 PENDING_CONTROLLED_SHUTDOWN = 6  # kafka_server_KafkaServer_BrokerState
@@ -74,7 +75,7 @@ class CampaignError(RuntimeError):
 
 
 @dataclass
-class Settings:
+class Settings(CampaignTimes):
     directory: Path
     brokers: int = 3
     faults: int = 20
@@ -90,24 +91,8 @@ class Settings:
     each broker's log)."""
 
     @property
-    def session_s(self) -> float:
-        return self.session_timeout_ms / 1000.0
-
-    @property
-    def settle_s(self) -> float:
-        return self.settle_timeout_s or max(60.0, 12 * self.session_s)
-
-    @property
-    def op_s(self) -> float:
-        return self.op_timeout_s or max(90.0, 15 * self.session_s)
-
-    @property
     def recovery_bound_s(self) -> float:
         return 4 * self.session_s + 30.0
-
-    @property
-    def limit_s(self) -> float:
-        return self.time_limit_s or 300.0 + self.faults * max(90.0, 15 * self.session_s)
 
 
 @dataclass
@@ -123,7 +108,7 @@ class _Expectation:
 
 
 @dataclass
-class Campaign:
+class Campaign(StepLog):
     settings: Settings
     console: Console
     report: Report = field(init=False)
@@ -143,11 +128,6 @@ class Campaign:
         self.report = Report(s.seed, s.brokers, s.faults, s.session_timeout_ms,
                              embedded_ensemble=s.zookeeper is None,
                              started_at=datetime.now(UTC).isoformat(timespec="seconds"))
-
-    # ------------------------------------------------------------------ narration
-
-    def say(self, text: str) -> None:
-        self.console.print(f"[dim]{time.monotonic() - self.t0:7.1f}s[/] {text}", highlight=False)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -201,25 +181,16 @@ class Campaign:
         st, _, problems = self.settle(time.monotonic() + s.settle_s)
         if problems:
             raise CampaignError(f"the new cluster did not settle: {'; '.join(problems)}")
-        deadline = self.t0 + s.limit_s
-        for step in plan:
-            if time.monotonic() >= deadline:
-                self.report.aborted = (f"time limit of {s.limit_s:.0f} s reached after "
-                                       f"{len(self.report.records)} fault(s)")
-                break
-            self.step(step)
+        self.run_steps(plan)
         self.drain()
         return self.report
 
-    def drain(self) -> None:
-        """After the last step: wait for the operations still pending, up to their deadline."""
-        assert self.workload is not None
-        if not self.workload.pending:
-            return
-        last = max(op.deadline for op in self.workload.pending)
-        self.settle(last + 1.0)
-        if self.workload.pending:
-            self.report.stuck.extend(self.workload.give_up(list(self.workload.pending)))
+    def collect(self) -> None:
+        """The workload's figures into the report (``run_to_end``, before ``close``)."""
+        if self.workload is not None:
+            self.report.actions_by_kind = dict(self.workload.actions_by_kind)
+            self.report.refused_actions = list(self.workload.refused)
+            self.report.operations = [op.to_json() for op in self.workload.done]
 
     # ------------------------------------------------------------------ one step
 
@@ -233,50 +204,26 @@ class Campaign:
         try:
             self.inject(step.fault, before, record, expectations)
         except (ClusterError, EnsembleError, SessionExpiryError, CampaignError) as exc:
-            record.notes.append(f"injection failed: {exc}")
-            self.report.stuck.append({"step": step.index, "fault": step.fault.describe(),
-                                      "reason": f"fault could not be injected or undone: {exc}"})
+            self.injection_failed(step, record, exc)
             self._restore_everything()
         self.stale.clear()
-        t_settle = time.monotonic()
-        st, answers, problems = self.settle(t_settle + self.settings.settle_s)
-        record.settle_s = time.monotonic() - t_settle
-        if problems:
-            self.report.stuck.append({"step": step.index, "fault": step.fault.describe(),
-                                      "reason": "cluster not settled after "
-                                                f"{self.settings.settle_s:g} s: "
-                                                + "; ".join(problems)})
+        st, answers, problems = self.timed_settle(record)
+        self.file_unsettled(step, problems)
         rows = self.observer.audit(st, answers) if st is not None else [
             AuditViolation("zookeeper-readable", "-", "ZooKeeper did not answer")]
         rows += self.check_expectations(st, expectations)
-        for row in rows:
-            self.report.violations.append({"step": step.index, "fault": step.fault.describe(),
-                                           **row.to_json()})
-        record.violations = len(rows)
+        self.file_violations(step, record, [row.to_json() for row in rows])
         if st is not None:
-            for what in self.workload.lost(st):
-                self.report.lost.append({"step": step.index, "fault": step.fault.describe(),
-                                         "what": what})
-        self.report.records.append(record)
-        self.progress(step, record, st)
-        if self.on_fault is not None:
-            self.on_fault(record)
+            self.file_lost(step, self.workload.lost(st))
+        self.file_record(step, record, st)
         return record
 
     def progress(self, step: Step, record: FaultRecord, st: ZkState | None) -> None:
-        n = self.settings.faults
-        rec = "-" if record.recovery_s is None else f"{record.recovery_s:5.2f}s"
         ctrl = st.controller.broker_id if st is not None and st.controller else "-"
         epoch = st.controller_epoch if st is not None else "-"
-        audit = "[green]audit ok[/]" if record.violations == 0 else \
-            f"[bold red]{record.violations} violation(s)[/]"
         parts = len(st.partition_states) if st is not None else 0
-        notes = f" [yellow]{escape('; '.join(record.notes))}[/]" if record.notes else ""
-        self.say(f"[bold][{step.index:>{len(str(n))}}/{n}][/] "
-                 f"[cyan]{escape(step.fault.describe()):<30}[/] {escape(record.target):<12} "
-                 f"recovered {rec}  settled {record.settle_s or 0:5.1f}s  {audit}  "
-                 f"| {escape(record.action)} -> {escape(record.action_outcome)} "
-                 f"| controller {ctrl} epoch {epoch}, {parts} partitions{notes}")
+        self.progress_line(step, record, (30, 12),
+                           f"controller {ctrl} epoch {epoch}, {parts} partitions")
 
     # ------------------------------------------------------------------ observing
 
@@ -305,18 +252,13 @@ class Campaign:
         leader (None after ``recovery_bound_s``). With ``until``, keeps polling (without
         changing the measurement) until that holds as well."""
         assert self.observer is not None
-        deadline = t0 + self.settings.recovery_bound_s
-        recovered: float | None = None
-        while True:
-            if recovered is None:
-                st = self.observer.state()
-                if st is not None and not leaderless(st, self.live(st)):
-                    recovered = time.monotonic() - t0
-            if recovered is not None and (until is None or until()):
-                return recovered
-            if time.monotonic() >= deadline:
-                return recovered
-            time.sleep(POLL_S)
+        observer = self.observer
+
+        def recovered() -> bool:
+            st = observer.state()
+            return st is not None and not leaderless(st, self.live(st))
+
+        return time_recovery(t0, self.settings.recovery_bound_s, recovered, until, POLL_S)
 
     def metadata(self) -> dict[int, Metadata | None]:
         assert self.cluster is not None and self.observer is not None
@@ -626,15 +568,6 @@ def _wait(cond: Callable[[], bool], timeout: float) -> bool:
     return True
 
 
-class _Stop(Exception):
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-
-
-def _raise_stop(signum: int, _frame: Any) -> None:
-    raise _Stop(signum)
-
-
 def run_campaign(settings: Settings, console: Console | None = None,
                  json_path: Path | None = None,
                  on_fault: Callable[[FaultRecord], None] | None = None) -> tuple[int, Report]:
@@ -643,42 +576,7 @@ def run_campaign(settings: Settings, console: Console | None = None,
     is called with each fault's record once it is audited."""
     console = console or Console(width=max(Console().width, 160))
     campaign = Campaign(settings, console, on_fault=on_fault)
-    handled = (signal.SIGTERM, signal.SIGHUP)
-    previous = {s: signal.signal(s, _raise_stop) for s in handled}
-    code = 0
-    try:
-        campaign.run()
-    except (KeyboardInterrupt, _Stop) as exc:
-        campaign.report.aborted = ("interrupted" if isinstance(exc, KeyboardInterrupt)
-                                   else f"stopped by {exc}")
-        code = 130
-    except (CampaignError, ClusterError, EnsembleError) as exc:
-        campaign.report.aborted = str(exc)
-        console.print(f"[bold red]campaign failed:[/] {escape(str(exc))}")
-        code = 1
-    finally:
-        for s in (*handled, signal.SIGINT):  # a second Ctrl-C must not cut the clean-up short
-            signal.signal(s, signal.SIG_IGN)
-        try:
-            if campaign.workload is not None:
-                campaign.report.actions_by_kind = dict(campaign.workload.actions_by_kind)
-                campaign.report.refused_actions = list(campaign.workload.refused)
-                campaign.report.operations = [op.to_json() for op in campaign.workload.done]
-            campaign.close()
-        finally:
-            for s, handler in previous.items():
-                signal.signal(s, handler)
-            signal.signal(signal.SIGINT, signal.default_int_handler)
-    report = campaign.report
-    report.duration_s = time.monotonic() - campaign.t0
-    report.print(console)
-    if json_path is not None:
-        write_json(json_path, report.to_json())
-        if not to_stdout(json_path):
-            console.print(f"report written to {json_path}")
-    if code == 0 and not report.ok:
-        code = 1
-    return code, report
+    return run_to_end(campaign, console, json_path, (CampaignError, ClusterError, EnsembleError))
 
 
 __all__ = ["Campaign", "CampaignError", "Settings", "broker_state", "run_campaign"]

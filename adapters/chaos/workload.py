@@ -28,28 +28,10 @@ from kazoo.handlers.threading import KazooTimeoutError
 
 from adapters.admin import elect, reassign, topics
 from adapters.admin.errors import AdminError
+from adapters.campaign import operations
+from adapters.campaign.operations import Operation
 from adapters.chaos.plan import Action, ActionKind
 from adapters.zookeeper.audit import ZkState
-
-
-@dataclass
-class Operation:
-    step: int
-    action: Action
-    issued: float
-    deadline: float
-    done_at: float | None = None
-    outcome: str = ""
-
-    @property
-    def pending(self) -> bool:
-        return self.done_at is None
-
-    def to_json(self) -> dict[str, object]:
-        return {"step": self.step, "action": self.action.describe(),
-                "kind": self.action.kind.value,
-                "seconds": None if self.done_at is None else round(self.done_at - self.issued, 3),
-                "outcome": self.outcome}
 
 
 @dataclass
@@ -152,18 +134,11 @@ class Workload:
         return "deleted"
 
     def overdue(self, now: float | None = None) -> list[Operation]:
-        now = time.monotonic() if now is None else now
-        return [op for op in self.pending if now >= op.deadline]
+        return operations.overdue(self.pending, now)
 
     def give_up(self, ops: list[Operation]) -> list[dict[str, object]]:
         """Report ``ops`` as stuck and stop following them."""
-        out = []
-        for op in ops:
-            out.append({"step": op.step, "action": op.action.describe(),
-                        "kind": op.action.kind.value,
-                        "reason": f"not complete after {self.op_timeout_s:g} s"})
-            self.pending.remove(op)
-        return out
+        return operations.give_up(self.pending, ops, self.op_timeout_s)
 
     # ------------------------------------------------------------------ losses
 

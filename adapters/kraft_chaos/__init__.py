@@ -15,5 +15,9 @@ Modules:
   settling), ``faults`` (each kind injected, measured, undone), ``workload`` (admin work over
   the wire, its outcomes, the lost-topics check), ``committed`` (the ledger of committed
   records), ``report`` (the figures and the ``--json`` report), ``runner`` (the campaign's
-  steps), ``finish`` (signals, clean-up, the report written).
+  steps).
+
+What it shares with the ZooKeeper campaign -- the admin actions' plan, the figures, the step
+loop, the time bounds, signals and clean-up -- is in ``adapters.chaos.plan``,
+``adapters.chaos.report`` and ``adapters.campaign``.
 """

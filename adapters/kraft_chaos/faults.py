@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from adapters.campaign.timing import time_recovery
 from adapters.chaos.report import FaultRecord
 from adapters.cluster.kraft_launcher import KRaftCluster
 from adapters.kraft_chaos.observe import ClusterView, leaderless, read_view
@@ -107,16 +108,7 @@ class Faults:
                       ) -> float | None:
         """Seconds from ``t0`` until ``recovered`` (None after ``recovery_bound_s``); with
         ``until``, keeps polling (the measure unchanged) until that holds too."""
-        deadline = t0 + self.recovery_bound_s
-        got: float | None = None
-        while True:
-            if got is None and self.recovered():
-                got = time.monotonic() - t0
-            if got is not None and (until is None or until()):
-                return got
-            if time.monotonic() >= deadline:
-                return got
-            time.sleep(POLL_S)
+        return time_recovery(t0, self.recovery_bound_s, self.recovered, until, POLL_S)
 
     def active(self) -> int:
         v = self.view(metadata=False)

@@ -30,7 +30,7 @@ import enum
 import random
 from dataclasses import dataclass
 
-from adapters.chaos.plan import Action, ActionModel, draw_action
+from adapters.chaos.plan import Action, seeded_steps
 
 ACTIVE = "active"
 STANDBY = "standby"
@@ -122,23 +122,10 @@ def make_plan(seed: int, faults: int, brokers: int, *, disks: bool = True,
               network: bool = True) -> list[KStep]:
     """``faults`` steps for brokers 1..``brokers``; the first round has every available kind
     once (in a seeded order), later kinds are drawn by ``WEIGHTS``."""
-    if brokers < 2:
-        raise ValueError("a fault campaign needs at least 2 brokers")
     if faults < 0:
         raise ValueError(f"{faults} faults: not negative")
-    rng = random.Random(seed)
     kinds = available_kinds(disks=disks, network=network)
-    first_round = kinds[:]
-    rng.shuffle(first_round)
-    model = ActionModel()
-    ids = list(range(1, brokers + 1))
-    steps = []
-    for i in range(faults):
-        kind = first_round[i] if i < len(first_round) else \
-            rng.choices(kinds, weights=[WEIGHTS[k] for k in kinds])[0]
-        action = draw_action(rng, model, ids)
-        steps.append(KStep(i + 1, action, _draw_fault(rng, kind, ids)))
-    return steps
+    return seeded_steps(seed, faults, brokers, kinds, WEIGHTS, _draw_fault, KStep)
 
 
 def _draw_fault(rng: random.Random, kind: KFaultKind, ids: list[int]) -> KFault:

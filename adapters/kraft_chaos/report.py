@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.console import Console
 
-from adapters.chaos.report import Report, percentile
+from adapters.chaos.report import Report, figures
 
 TARGET_MARGIN_S = 2.0
 
@@ -35,16 +35,9 @@ class KRaftReport(Report):
                 for r in self.records if r.recovery_s is None or r.recovery_s > self.target_s]
 
     def recovery_by_kind(self) -> dict[str, dict[str, float | int | None]]:
-        out: dict[str, dict[str, float | int | None]] = {}
-        for kind in self.faults_by_kind:
-            values = [r.recovery_s for r in self.records
-                      if r.kind == kind and r.recovery_s is not None]
-            p50, p99 = percentile(values, 50), percentile(values, 99)
-            out[kind] = {"p50": None if p50 is None else round(p50, 3),
-                         "p99": None if p99 is None else round(p99, 3),
-                         "max": round(max(values), 3) if values else None,
-                         "count": len(values)}
-        return out
+        return {kind: figures([r.recovery_s for r in self.records
+                               if r.kind == kind and r.recovery_s is not None])
+                for kind in self.faults_by_kind}
 
     @property
     def ok(self) -> bool:

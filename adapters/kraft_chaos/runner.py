@@ -37,6 +37,9 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from adapters.campaign.finish import run_to_end
+from adapters.campaign.steps import StepLog
+from adapters.campaign.timing import CampaignTimes
 from adapters.chaos.report import FaultRecord
 from adapters.cluster.kraft_launcher import KRaftCluster, KRaftClusterError
 from adapters.kraft_audit.audit import audit
@@ -84,7 +87,7 @@ class KRaftCampaignError(RuntimeError):
 
 
 @dataclass
-class KSettings:
+class KSettings(CampaignTimes):
     directory: Path
     brokers: int = 3
     controllers: int = 3
@@ -103,28 +106,12 @@ class KSettings:
     network: bool = True
 
     @property
-    def session_s(self) -> float:
-        return self.session_timeout_ms / 1000.0
-
-    @property
     def fetch_s(self) -> float:
         return self.fetch_timeout_ms / 1000.0
 
     @property
-    def settle_s(self) -> float:
-        return self.settle_timeout_s or max(60.0, 12 * self.session_s)
-
-    @property
-    def op_s(self) -> float:
-        return self.op_timeout_s or max(90.0, 15 * self.session_s)
-
-    @property
     def recovery_bound_s(self) -> float:
         return 4 * max(self.session_s, self.fetch_s) + 30.0
-
-    @property
-    def limit_s(self) -> float:
-        return self.time_limit_s or 300.0 + self.faults * max(90.0, 15 * self.session_s)
 
     def overrides(self) -> dict[str, str]:
         return {
@@ -137,7 +124,7 @@ class KSettings:
 
 
 @dataclass
-class KRaftCampaign:
+class KRaftCampaign(StepLog):
     settings: KSettings
     console: Console
     on_fault: Callable[[FaultRecord], None] | None = None
@@ -151,14 +138,13 @@ class KRaftCampaign:
     probes: int = 0
     t0: float = field(default_factory=time.monotonic)
 
+    PROBLEMS_SHOWN = 10
+
     def __post_init__(self) -> None:
         s = self.settings
         self.report = KRaftReport(s.seed, s.brokers, s.faults, s.session_timeout_ms,
                                   controllers=s.controllers,
                                   started_at=datetime.now(UTC).isoformat(timespec="seconds"))
-
-    def say(self, text: str) -> None:
-        self.console.print(f"[dim]{time.monotonic() - self.t0:7.1f}s[/] {text}", highlight=False)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -217,25 +203,22 @@ class KRaftCampaign:
         self.check_ledger(0)
         if self.background is not None:
             self.background.start()
-        deadline = self.t0 + s.limit_s
-        for step in plan:
-            if time.monotonic() >= deadline:
-                self.report.aborted = (f"time limit of {s.limit_s:.0f} s reached after "
-                                       f"{len(self.report.records)} fault(s)")
-                break
-            self.step(step)
+        self.run_steps(plan)
         if self.background is not None:
             self.background.stop()
         self.drain()
         return self.report
 
-    def drain(self) -> None:
-        w = self.workload
-        assert w is not None
-        if w.pending:
-            self.settle(max(op.deadline for op in w.pending) + 1.0)
-        if w.pending:
-            self.report.stuck.extend(w.give_up(list(w.pending)))
+    def collect(self) -> None:
+        """The workload's figures into the report (``run_to_end``, before ``close``)."""
+        if self.workload is not None:
+            got = self.workload.snapshot()
+            self.report.actions_by_kind = got["actions_by_kind"]
+            self.report.action_outcomes = got["action_outcomes"]
+            self.report.refused_actions = got["refused"]
+            self.report.operations = got["operations"]
+        if self.background is not None:
+            self.report.background_actions = self.background.sent
 
     # ------------------------------------------------------------------ helpers
 
@@ -293,52 +276,28 @@ class KRaftCampaign:
         try:
             expectations = f.inject(step.fault, record)
         except (FaultError, KRaftClusterError, OSError, RuntimeError) as exc:
-            record.notes.append(f"injection failed: {exc}")
-            self.report.stuck.append({"step": step.index, "fault": step.fault.describe(),
-                                      "reason": f"fault could not be injected or undone: {exc}"})
+            self.injection_failed(step, record, exc)
             self.restore_everything()
         sender.join(2 * BUDGET_S)
         if bg is not None and not bg.quiesce():
             record.notes.append("the background action did not end in time")
-        t_settle = time.monotonic()
-        view, problems = self.settle(t_settle + self.settings.settle_s)
-        record.settle_s = time.monotonic() - t_settle
-        if problems:
-            self.report.stuck.append({"step": step.index, "fault": step.fault.describe(),
-                                      "reason": f"cluster not settled after "
-                                                f"{self.settings.settle_s:g} s: "
-                                                + "; ".join(problems[:10])})
+        view, problems = self.timed_settle(record)
+        self.file_unsettled(step, problems)
         rows = self.audit_now()
         for e in expectations:
             detail = e.check(view)
             if detail is not None:
                 rows.append({"invariant": e.name, "detail": detail})
-        for row in rows:
-            self.report.violations.append({"step": step.index, "fault": step.fault.describe(),
-                                           **row})
-        record.violations = len(rows)
+        self.file_violations(step, record, rows)
         self.check_ledger(step.index)
-        for what in self.lost_topics():
-            self.report.lost.append({"step": step.index, "fault": step.fault.describe(),
-                                     "what": what})
-        self.report.records.append(record)
-        self.progress(step, record, view)
-        if self.on_fault is not None:
-            self.on_fault(record)
+        self.file_lost(step, self.lost_topics())
+        self.file_record(step, record, view)
         return record
 
     def progress(self, step: KStep, record: FaultRecord, view: ClusterView) -> None:
-        n = self.settings.faults
-        rec = "-" if record.recovery_s is None else f"{record.recovery_s:5.2f}s"
-        audit_text = "[green]audit ok[/]" if record.violations == 0 else \
-            f"[bold red]{record.violations} violation(s)[/]"
-        notes = f" [yellow]{escape('; '.join(record.notes))}[/]" if record.notes else ""
-        self.say(f"[bold][{step.index:>{len(str(n))}}/{n}][/] "
-                 f"[cyan]{escape(step.fault.describe()):<40}[/] {escape(record.target):<15} "
-                 f"recovered {rec}  settled {record.settle_s or 0:5.1f}s  {audit_text}  "
-                 f"| {escape(record.action)} -> {escape(record.action_outcome)} "
-                 f"| active {view.active} epoch {view.epoch}, "
-                 f"{len(view.partitions())} partitions, ledger {self.ledger.end}{notes}")
+        self.progress_line(step, record, (40, 15),
+                           f"active {view.active} epoch {view.epoch}, "
+                           f"{len(view.partitions())} partitions, ledger {self.ledger.end}")
 
     def settle(self, deadline: float) -> tuple[ClusterView, list[str]]:
         c, w = self.cluster, self.workload
@@ -436,11 +395,9 @@ def run_kraft_campaign(settings: KSettings, console: Console | None = None,
                        ) -> tuple[int, KRaftReport]:
     """Run, report, stop everything (also on Ctrl-C/SIGTERM/SIGHUP). Returns (exit code,
     report): 0 only when the report is ok."""
-    from adapters.kraft_chaos.finish import finish
-
     console = console or Console(width=max(Console().width, 160))
     campaign = KRaftCampaign(settings, console, on_fault)
-    return finish(campaign, console, json_path, (KRaftCampaignError, KRaftClusterError))
+    return run_to_end(campaign, console, json_path, (KRaftCampaignError, KRaftClusterError))
 
 
 __all__ = ["ACROSS_FAULTS", "KRaftCampaign", "KRaftCampaignError", "KSettings",

@@ -27,6 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from adapters.campaign import operations
+from adapters.campaign.operations import Operation as _Operation
 from adapters.chaos.plan import Action, ActionKind
 from adapters.kraft_node.wire_client import WireClient, WireError
 from fsm.errors import ErrorCode
@@ -47,25 +49,9 @@ controller, in order of preference."""
 
 
 @dataclass
-class Operation:
-    step: int
-    action: Action
-    issued: float
-    deadline: float
-    done_at: float | None = None
-    outcome: str = ""
+class Operation(_Operation):
     want: int = 0
     """add-partitions: the partition count acknowledged."""
-
-    @property
-    def pending(self) -> bool:
-        return self.done_at is None
-
-    def to_json(self) -> dict[str, object]:
-        return {"step": self.step, "action": self.action.describe(),
-                "kind": self.action.kind.value,
-                "seconds": None if self.done_at is None else round(self.done_at - self.issued, 3),
-                "outcome": self.outcome}
 
 
 @dataclass
@@ -267,20 +253,12 @@ class Workload:
             self.pending = [op for op in self.pending if op.pending]
 
     def overdue(self, now: float | None = None) -> list[Operation]:
-        now = time.monotonic() if now is None else now
         with self.lock:
-            return [op for op in self.pending if now >= op.deadline]
+            return operations.overdue(self.pending, now)
 
     def give_up(self, ops: list[Operation]) -> list[dict[str, object]]:
-        out = []
         with self.lock:
-            for op in ops:
-                out.append({"step": op.step, "action": op.action.describe(),
-                            "kind": op.action.kind.value,
-                            "reason": f"not complete after {self.op_timeout_s:g} s"})
-                if op in self.pending:
-                    self.pending.remove(op)
-        return out
+            return operations.give_up(self.pending, ops, self.op_timeout_s)
 
     def lost(self, topics: dict[str, Any], read_at: float | None = None) -> list[str]:
         """What ``topics`` (the committed image, read from ``read_at`` on) lost of what was

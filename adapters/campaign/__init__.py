@@ -1,0 +1,16 @@
+"""What the two fault campaigns share: the ZooKeeper campaign (``adapters.chaos``) and the
+KRaft campaign (``adapters.kraft_chaos``) run the same scaffolding around different clusters.
+
+Modules:
+
+- ``timing``: ``CampaignTimes`` (the settings' derived bounds: settle, operation and campaign
+  time limits) and ``time_recovery`` (the recovery clock of a fault);
+- ``operations``: ``Operation`` (an admin action followed until done) and what becomes of
+  the overdue ones;
+- ``steps``: ``StepLog``, the runner's step loop and bookkeeping (narration, time limit,
+  drain, the report's rows of one step, the progress line);
+- ``finish``: ``run_to_end``, a campaign run to its end whatever happens (signals, clean-up,
+  the report printed and written).
+
+Nothing here imports either campaign: each imports this package.
+"""
