@@ -10,10 +10,9 @@ Controllers never appear in a client's view of the cluster."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from confluent_kafka import KafkaException
@@ -23,40 +22,21 @@ from kafka import KafkaAdminClient
 from kafka.admin import NewTopic as KpNewTopic
 from kafka.errors import InvalidReplicationFactorError, TopicAlreadyExistsError
 
-from adapters.cluster.kraft_launcher import KRaftCluster, has_broker_role
+from adapters.cluster.kraft_launcher import KRaftCluster
+from tests.integration.kraft_fixtures import eventually, running_kraft
 
 # kafka-python 3 loads its schemas with importlib.resources calls Python deprecates
 pytestmark = [pytest.mark.integration,
               pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
-T = TypeVar("T")
 Partitions = dict[int, tuple[int, tuple[int, ...], frozenset[int]]]
 """index -> (leader, replicas, ISR)"""
 
 
-def eventually(what: str, probe: Callable[[], T | None], timeout: float = 15.0) -> T:
-    """Poll ``probe`` until it returns something truthy (a broker's metadata lags the commit
-    by a fetch); fail naming ``what`` and the last value."""
-    deadline = time.monotonic() + timeout
-    last: Any = None
-    while time.monotonic() < deadline:
-        last = probe()
-        if last:
-            return last
-        time.sleep(0.05)
-    raise AssertionError(f"{what}: not within {timeout:g} s (last: {last!r})")
-
-
 @pytest.fixture(scope="module")
 def kraft(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KRaftCluster]:
-    if not has_broker_role():
-        pytest.skip("the broker role (adapters.kraft_broker) is not built in this checkout")
-    c = KRaftCluster(Path(tmp_path_factory.mktemp("kraft-clients")) / "k", 3, 3)
-    try:
-        c.up(timeout=60)
+    with running_kraft(Path(tmp_path_factory.mktemp("kraft-clients")) / "k", 3) as c:
         yield c
-    finally:
-        c.stop()
 
 
 def image(c: KRaftCluster, op: str) -> dict[str, Any]:

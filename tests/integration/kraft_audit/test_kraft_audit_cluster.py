@@ -15,27 +15,22 @@ from typing import Any
 
 import pytest
 
-from adapters.cluster.kraft_launcher import KRaftCluster, has_broker_role
+from adapters.cluster.kraft_launcher import KRaftCluster
 from adapters.kraft_audit import images
 from adapters.kraft_audit.audit import audit
 from adapters.kraft_audit.targets import from_plan
+from tests.integration.kraft_fixtures import running_kraft
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
 def kraft(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KRaftCluster]:
-    if not has_broker_role():
-        pytest.skip("the broker role (adapters.kraft_broker) is not built in this checkout")
     # snapshots every 2 records: the brokers' registrations are soon below the log start,
     # read from the snapshot's image (a false violation once, found by the demo's author)
-    c = KRaftCluster(Path(tmp_path_factory.mktemp("kraft-audit")) / "k", 3, 2,
-                     snapshot_every_records=2)
-    try:
-        c.up(timeout=60)
+    with running_kraft(Path(tmp_path_factory.mktemp("kraft-audit")) / "k", 2,
+                       snapshot_every_records=2) as c:
         yield c
-    finally:
-        c.stop()
 
 
 def run_audit(c: KRaftCluster, tmp: Path) -> tuple[int, dict[str, Any], str]:

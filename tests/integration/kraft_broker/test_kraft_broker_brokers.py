@@ -12,55 +12,34 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from kafka import KafkaAdminClient
 from kafka.admin import NewTopic
 
-from adapters.cluster.kraft_launcher import KRaftCluster, has_broker_role
+from adapters.cluster.kraft_launcher import KRaftCluster
 from adapters.kraft_node.wire_client import parse_address
 from adapters.network.codec import dispatch
 from adapters.network.codec.apis.metadata import all_topics_request
 from adapters.network.codec.framing import FrameReader
 from adapters.network.codec.headers import RequestHeader
+from tests.integration.kraft_fixtures import committed_topics, eventually, running_kraft
 
 pytestmark = [pytest.mark.integration,
               pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
 SESSION_MS = 2000
-T = TypeVar("T")
-
-
-def eventually(what: str, probe: Callable[[], T | None], timeout: float = 15.0) -> T:
-    deadline = time.monotonic() + timeout
-    last: Any = None
-    while time.monotonic() < deadline:
-        last = probe()
-        if last:
-            return last
-        time.sleep(0.05)
-    raise AssertionError(f"{what}: not within {timeout:g} s (last: {last!r})")
 
 
 @pytest.fixture
 def kraft(tmp_path: Path) -> Iterator[KRaftCluster]:
-    if not has_broker_role():
-        pytest.skip("the broker role is not reachable through kcontrol node in this checkout")
-    c = KRaftCluster(tmp_path / "k", 3, 3, overrides={
-        "broker.heartbeat.interval.ms": "200", "broker.session.timeout.ms": str(SESSION_MS)})
-    try:
-        c.up(timeout=60)
+    with running_kraft(tmp_path / "k", 3, overrides={
+            "broker.heartbeat.interval.ms": "200",
+            "broker.session.timeout.ms": str(SESSION_MS)}) as c:
         yield c
-    except BaseException:
-        for n in c.nodes():
-            print(f"--- {n.name}\n" + "\n".join(
-                n.log_path.read_text(errors="replace").splitlines()[-20:]))
-        raise
-    finally:
-        c.stop()
 
 
 def metadata(address: str) -> dict[str, Any]:
@@ -79,9 +58,7 @@ def metadata(address: str) -> dict[str, Any]:
 
 
 def committed_topic(c: KRaftCluster, name: str) -> dict[str, Any] | None:
-    v = c.wait_leader(30)
-    got = c.controllers[v.leader].request("topics")
-    return got["topics"].get(name) if got.get("active") else None
+    return committed_topics(c).get(name)
 
 
 def test_brokers_register_serve_forward_and_shut_down(kraft: KRaftCluster) -> None:

@@ -10,10 +10,9 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import pytest
 from kafka import KafkaAdminClient
@@ -22,6 +21,7 @@ from kafka.admin import NewTopic
 from adapters.cluster.launcher import REPO_ROOT
 from adapters.ensemble.processes import free_ports
 from adapters.raft_node.admin import AdminClient
+from tests.integration import kraft_fixtures
 
 pytestmark = [pytest.mark.integration,
               pytest.mark.filterwarnings("ignore::DeprecationWarning")]
@@ -30,18 +30,9 @@ CLUSTER_ID = "MkU3OEVBNTcwNTJENDM2Qg"
 T = TypeVar("T")
 
 
-def eventually(what: str, probe: Callable[[], T | None], timeout: float = 15.0) -> T:
-    deadline = time.monotonic() + timeout
-    last: Any = None
-    while time.monotonic() < deadline:
-        try:
-            last = probe()
-        except Exception as exc:  # noqa: BLE001 -- not up yet: polled again
-            last = exc
-        if last and not isinstance(last, Exception):
-            return last
-        time.sleep(0.1)
-    raise AssertionError(f"{what}: not within {timeout:g} s (last: {last!r})")
+def eventually(what: str, probe: Callable[[], T | None]) -> T:
+    """``probe()`` until truthy, every 0.1 s; an exception counts as not up yet."""
+    return kraft_fixtures.eventually(what, probe, pause=0.1, retry_on=(Exception,))
 
 
 def test_a_combined_node_serves_as_broker_and_controller(tmp_path: Path) -> None:

@@ -10,56 +10,24 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
 
 import pytest
 from kafka import KafkaAdminClient
 from kafka.admin import NewTopic
 
-from adapters.cluster.kraft_launcher import KRaftCluster, has_broker_role
+from adapters.cluster.kraft_launcher import KRaftCluster
+from tests.integration.kraft_fixtures import committed_topics, eventually, running_kraft
 
 pytestmark = [pytest.mark.integration,
               pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
-T = TypeVar("T")
-
-
-def eventually(what: str, probe: Callable[[], T | None], timeout: float = 15.0) -> T:
-    deadline = time.monotonic() + timeout
-    last: Any = None
-    while time.monotonic() < deadline:
-        last = probe()
-        if last:
-            return last
-        time.sleep(0.05)
-    raise AssertionError(f"{what}: not within {timeout:g} s (last: {last!r})")
-
-
 @pytest.fixture
 def kraft(tmp_path: Path) -> Iterator[KRaftCluster]:
-    if not has_broker_role():
-        pytest.skip("the broker role is not reachable through kcontrol node in this checkout")
-    c = KRaftCluster(tmp_path / "k", 3, 2, overrides={
-        "broker.heartbeat.interval.ms": "200", "broker.session.timeout.ms": "3000"})
-    try:
-        c.up(timeout=60)
+    with running_kraft(tmp_path / "k", 2, overrides={
+            "broker.heartbeat.interval.ms": "200", "broker.session.timeout.ms": "3000"}) as c:
         yield c
-    except BaseException:
-        for n in c.nodes():
-            print(f"--- {n.name}\n" + "\n".join(
-                n.log_path.read_text(errors="replace").splitlines()[-20:]))
-        raise
-    finally:
-        c.stop()
-
-
-def committed_topics(c: KRaftCluster) -> dict[str, Any]:
-    v = c.wait_leader(30)
-    got = c.controllers[v.leader].request("topics")
-    return got["topics"] if got.get("active") else {}
 
 
 def replica_dirs(c: KRaftCluster, broker: int) -> set[str]:

@@ -13,52 +13,33 @@ our own wire client's, sent to a broker, which forwards it to the active control
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
-from adapters.cluster.kraft_launcher import KRaftCluster, has_broker_role
+from adapters.cluster.kraft_launcher import KRaftCluster
 from adapters.kraft_node.wire_client import WireClient
 from fsm.errors import ErrorCode
 from fsm.kraft.controller import requests as rq
+from tests.integration.kraft_fixtures import eventually, running_kraft
 
 pytestmark = [pytest.mark.integration]
 
-T = TypeVar("T")
 Partitions = dict[int, tuple[int, tuple[int, ...], frozenset[int]]]
 """index -> (leader, replicas, ISR), as committed"""
 SPREAD = 6
 
 
-def eventually(what: str, probe: Callable[[], T | None], timeout: float = 20.0) -> T:
-    deadline = time.monotonic() + timeout
-    last: Any = None
-    while time.monotonic() < deadline:
-        last = probe()
-        if last:
-            return last
-        time.sleep(0.05)
-    raise AssertionError(f"{what}: not within {timeout:g} s (last: {last!r})")
+WAIT_S = 20.0
 
 
 @pytest.fixture
 def kraft(tmp_path: Path) -> Iterator[KRaftCluster]:
-    if not has_broker_role():
-        pytest.skip("the broker role is not reachable through kcontrol node in this checkout")
-    c = KRaftCluster(tmp_path / "k", 3, 3, overrides={
-        "broker.heartbeat.interval.ms": "200", "broker.session.timeout.ms": "3000"})
-    try:
-        c.up(timeout=60)
+    with running_kraft(tmp_path / "k", 3, tail=30, overrides={
+            "broker.heartbeat.interval.ms": "200", "broker.session.timeout.ms": "3000"}) as c:
         yield c
-    except BaseException:
-        for n in c.nodes():
-            print(f"--- {n.name}\n" + "\n".join(
-                n.log_path.read_text(errors="replace").splitlines()[-30:]))
-        raise
-    finally:
-        c.stop()
 
 
 def committed(c: KRaftCluster, topic: str) -> Partitions | None:
@@ -87,7 +68,7 @@ def test_reassignment_completes_isrs_regrow_after_kill_9_and_preferred_leaders_r
     eventually("both topics led and whole", lambda: all(
         (parts := committed(c, name)) and len(parts) == n and all(
             leader >= 0 and isr == frozenset(replicas) for leader, replicas, isr in parts.values())
-        for name, n in (("moves", 1), ("spread", SPREAD))))
+        for name, n in (("moves", 1), ("spread", SPREAD))), timeout=WAIT_S)
 
     # (a) moves-0 [1, 2] -> [2, 3]: 3 is adding, the leader 1 is removed
     moved = ask(c, 2, rq.AlterPartitionReassignmentsRequest(
@@ -95,7 +76,7 @@ def test_reassignment_completes_isrs_regrow_after_kill_9_and_preferred_leaders_r
     assert moved.error == ErrorCode.NONE and [r.error for r in moved.results] == [
         ErrorCode.NONE], moved
     done = eventually("moves-0 on [2, 3], in sync, led by 2", lambda: (
-        committed(c, "moves") == {0: (2, (2, 3), frozenset({2, 3}))}))
+        committed(c, "moves") == {0: (2, (2, 3), frozenset({2, 3}))}), timeout=WAIT_S)
     assert done
     listed = ask(c, 3, rq.ListPartitionReassignmentsRequest())
     assert listed.error == ErrorCode.NONE and listed.reassignments == ()
@@ -105,7 +86,7 @@ def test_reassignment_completes_isrs_regrow_after_kill_9_and_preferred_leaders_r
     c.wait_brokers((3,), fenced=True, timeout=20)
     lost = eventually("broker 3 out of every ISR", lambda: (
         (s := committed(c, "spread")) and all(3 not in isr for _, _, isr in s.values())
-        and (m := committed(c, "moves")) and 3 not in m[0][2] and s))
+        and (m := committed(c, "moves")) and 3 not in m[0][2] and s), timeout=WAIT_S)
     assert all(leader != 3 for leader, _, _ in lost.values())
     c.start_node(3)
     c.wait_brokers((3,), timeout=30)
@@ -113,7 +94,7 @@ def test_reassignment_completes_isrs_regrow_after_kill_9_and_preferred_leaders_r
     regrown = eventually("broker 3 back in every ISR", lambda: (
         (s := committed(c, "spread")) and all(isr == frozenset(replicas)
                                               for _, replicas, isr in s.values())
-        and committed(c, "moves") == {0: (2, (2, 3), frozenset({2, 3}))} and s))
+        and committed(c, "moves") == {0: (2, (2, 3), frozenset({2, 3}))} and s), timeout=WAIT_S)
     print(f"ISRs of {SPREAD + 1} partitions regrown {time.monotonic() - unfenced_at:.2f} s "
           "after broker 3 was seen unfenced")
 
@@ -130,4 +111,4 @@ def test_reassignment_completes_isrs_regrow_after_kill_9_and_preferred_leaders_r
     eventually("every spread partition led by its first replica", lambda: (
         (s := committed(c, "spread")) and all(
             leader == replicas[0] and isr == frozenset(replicas)
-            for leader, replicas, isr in s.values())))
+            for leader, replicas, isr in s.values())), timeout=WAIT_S)
