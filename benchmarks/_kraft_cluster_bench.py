@@ -451,8 +451,71 @@ def print_header(name: str, settings: dict[str, str]) -> float:
     return cal
 
 
-__all__ = ["BATCH_TOPICS", "POLL_S", "Layout", "Move", "RetryableError", "WireError",
+def print_calibration_after(before: float) -> None:
+    print(f"# calibration after: {calibration():.3f} s (before {before:.3f} s); {load()}")
+
+
+# ---------------------------------------------------------------------- a broker leaving
+
+def populate_quiet(cluster: KRaftCluster, topics: int, partitions: int, layout: Layout) -> None:
+    """``populate``, the layout's leaders checked (``check_layout``), then ``wait_quiet``;
+    a line for each."""
+    total = topics * partitions
+    seconds = populate(cluster, topics, partitions, layout)
+    print(f"# setup: {total:,} partitions created and in every broker's image in "
+          f"{seconds:.0f} s; leaders {check_layout(cluster, layout, total)}; {load()}",
+          flush=True)
+    t_quiet = time.perf_counter()
+    rate = wait_quiet(cluster)
+    print(f"# quiet after {time.perf_counter() - t_quiet:.0f} s more (cluster CPU "
+          f"{rate:.2f} s/s); {load()}", flush=True)
+
+
+@dataclass
+class Leaving:
+    """One run's broker, about to leave (``leaving_brokers``)."""
+
+    run: int
+    """1, 2, ...: the run it belongs to."""
+    kind: str
+    """``victim`` (leads its 10,000) or ``idle`` (leads nothing: the baseline)."""
+    broker: int
+    live: list[int]
+    """The running brokers but this one."""
+    led: int
+    """How many partitions it leads in its own image."""
+
+
+def leaving_brokers(cluster: KRaftCluster, layout: Layout, runs: int) -> Iterator[Leaving]:
+    """For each run (at most ``runs``, and as many as the layout has victims and idle brokers)
+    a victim, then an idle broker, each once the cluster is quiet again (``wait_quiet``). The
+    caller stops it; it stays down, so the next run's victim still leads its own 10,000."""
+    for run in range(min(runs, len(layout.victims), len(layout.idle))):
+        for kind, broker in (("victim", layout.victims[run]), ("idle", layout.idle[run])):
+            wait_quiet(cluster, timeout=60)
+            live = [b for b, n in cluster.brokers.items() if n.running and b != broker]
+            yield Leaving(run + 1, kind, broker, live, leaders(cluster, [broker])[broker])
+
+
+def per_broker_ms(move: Move) -> str:
+    """When each live broker's image had the move, in ms from the act: ``4: 812, 5: 790``."""
+    return ", ".join(f"{b}: {t * 1e3:.0f}" for b, t in move.per_broker.items())
+
+
+def moved_off(cluster: KRaftCluster, gone: Leaving, total: int) -> str:
+    """The check after a move: the live brokers' own leader counts add up to every partition,
+    and the last live broker's Metadata names no partition led by the gone one or by nobody
+    (as a phrase for the run's line)."""
+    counts = leaders(cluster, gone.live)
+    stray = led_by(cluster, gone.live[-1], gone.broker)
+    return (f"live brokers lead {sum(counts.values()):,} of {total:,}; broker "
+            f"{gone.live[-1]}'s Metadata: {stray} led by {gone.broker} or nobody")
+
+
+__all__ = ["BATCH_TOPICS", "POLL_S", "Layout", "Leaving", "Move", "RetryableError", "WireError",
            "broker_status", "calibration", "check_layout", "cluster_cpu", "committed_offset", "controller_client",
-           "create_topics", "kraft_cluster", "leaders", "led_by", "load", "log_since",
-           "log_time", "machine", "ms3", "parse_args", "populate", "print_header", "state_change_log", "stats",
-           "topic_name", "wait_caught_up", "wait_quiet", "wait_until", "watch_move"]
+           "create_topics", "kraft_cluster", "leaders", "leaving_brokers", "led_by", "load",
+           "log_since", "log_time", "machine", "moved_off", "ms3", "parse_args", "per_broker_ms",
+           "populate", "populate_quiet", "print_calibration_after", "print_header",
+           "state_change_log", "stats", "topic_name", "wait_caught_up", "wait_quiet",
+           "wait_until", "watch_move"]

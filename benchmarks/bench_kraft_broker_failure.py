@@ -34,24 +34,22 @@ from __future__ import annotations
 import re
 import signal
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _kraft_cluster_bench import (  # noqa: E402
     Layout,
-    calibration,
-    check_layout,
     kraft_cluster,
-    leaders,
-    led_by,
+    leaving_brokers,
     load,
+    moved_off,
     parse_args,
-    populate,
+    per_broker_ms,
+    populate_quiet,
+    print_calibration_after,
     print_header,
     stats,
-    wait_quiet,
     watch_move,
 )
 
@@ -77,46 +75,30 @@ def main() -> None:
     rows: dict[str, list[tuple[float, float]]] = {"victim": [], "idle": []}
     with kraft_cluster("bench_kraft_broker_failure", args.dir, args.brokers,
                        overrides) as cluster:
-        seconds = populate(cluster, args.topics, args.partitions, layout)
-        print(f"# setup: {total:,} partitions created and in every broker's image in "
-              f"{seconds:.0f} s; leaders {check_layout(cluster, layout, total)}; {load()}",
-              flush=True)
-        t_quiet = time.perf_counter()
-        rate = wait_quiet(cluster)
-        print(f"# quiet after {time.perf_counter() - t_quiet:.0f} s more (cluster CPU "
-              f"{rate:.2f} s/s); {load()}", flush=True)
-        runs = min(args.runs, len(layout.victims), len(layout.idle))
-        for run in range(runs):
-            for kind, broker in (("victim", layout.victims[run]), ("idle", layout.idle[run])):
-                wait_quiet(cluster, timeout=60)
-                live = [b for b, n in cluster.brokers.items() if n.running and b != broker]
-                led = leaders(cluster, [broker])[broker]
+        populate_quiet(cluster, args.topics, args.partitions, layout)
+        for gone in leaving_brokers(cluster, layout, args.runs):
+            broker = gone.broker
 
-                def stop(b: int = broker) -> None:
-                    cluster.node(b).signal(sig)
+            def stop(b: int = broker) -> None:
+                cluster.node(b).signal(sig)
 
-                line = re.compile(rf"broker {broker}: \w+ -> fenced at offset (\d+) "
-                                  r"\(lease expired\)")
-                move = watch_move(cluster, stop, line, live, timeout=session_s + 60)
-                if sig == signal.SIGSTOP:
-                    cluster.kill(broker)  # SIGKILL reaches a stopped process
-                else:
-                    cluster.node(broker).kill()  # reaped; counted as stopped on purpose
-                counts = leaders(cluster, live)
-                stray = led_by(cluster, live[-1], broker)
-                fenced, done = move.decided, move.done
-                rows[kind].append((fenced, done))
-                print(f"# run {run + 1} {kind} broker {broker} (led {led}): fenced "
-                      f"{fenced * 1e3:.0f} ms after the stop, every live broker's image at "
-                      f"offset {move.offset} after {done * 1e3:.0f} ms (per broker: "
-                      + ", ".join(f"{b}: {t * 1e3:.0f}" for b, t in move.per_broker.items())
-                      + f"); {done - session_s:+.3f} s past the session timeout; live "
-                      f"brokers lead {sum(counts.values()):,} of {total:,}; broker "
-                      f"{live[-1]}'s Metadata: {stray} led by {broker} or nobody; {load()}",
-                      flush=True)
-    cal1 = calibration()
+            line = re.compile(rf"broker {broker}: \w+ -> fenced at offset (\d+) "
+                              r"\(lease expired\)")
+            move = watch_move(cluster, stop, line, gone.live, timeout=session_s + 60)
+            if sig == signal.SIGSTOP:
+                cluster.kill(broker)  # SIGKILL reaches a stopped process
+            else:
+                cluster.node(broker).kill()  # reaped; counted as stopped on purpose
+            check = moved_off(cluster, gone, total)
+            fenced, done = move.decided, move.done
+            rows[gone.kind].append((fenced, done))
+            print(f"# run {gone.run} {gone.kind} broker {broker} (led {gone.led}): fenced "
+                  f"{fenced * 1e3:.0f} ms after the stop, every live broker's image at "
+                  f"offset {move.offset} after {done * 1e3:.0f} ms (per broker: "
+                  f"{per_broker_ms(move)}); {done - session_s:+.3f} s past the session "
+                  f"timeout; {check}; {load()}", flush=True)
     target = session_s + MARGIN_S
-    print(f"# calibration after: {cal1:.3f} s (before {cal0:.3f} s); {load()}")
+    print_calibration_after(cal0)
     print("| measure (from the stop) | min | median | max | vs session timeout "
           "(median) | target | verdict |")
     print("|---|---|---|---|---|---|---|")

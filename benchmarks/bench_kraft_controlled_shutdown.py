@@ -46,20 +46,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _kraft_cluster_bench import (  # noqa: E402
     Layout,
-    calibration,
-    check_layout,
     kraft_cluster,
-    leaders,
-    led_by,
+    leaving_brokers,
     load,
     log_since,
     log_time,
+    moved_off,
     parse_args,
-    populate,
+    per_broker_ms,
+    populate_quiet,
+    print_calibration_after,
     print_header,
     state_change_log,
     stats,
-    wait_quiet,
     watch_move,
 )
 
@@ -80,57 +79,42 @@ def main() -> None:
     rows: dict[str, list[tuple[float, float, float, float, float]]] = {"victim": [], "idle": []}
     with kraft_cluster("bench_kraft_controlled_shutdown", args.dir, args.brokers,
                        overrides) as cluster:
-        seconds = populate(cluster, args.topics, args.partitions, layout)
-        print(f"# setup: {total:,} partitions created and in every broker's image in "
-              f"{seconds:.0f} s; leaders {check_layout(cluster, layout, total)}; {load()}",
-              flush=True)
-        t_quiet = time.perf_counter()
-        rate = wait_quiet(cluster)
-        print(f"# quiet after {time.perf_counter() - t_quiet:.0f} s more (cluster CPU "
-              f"{rate:.2f} s/s); {load()}", flush=True)
-        runs = min(args.runs, len(layout.victims), len(layout.idle))
-        for run in range(runs):
-            for kind, broker in (("victim", layout.victims[run]), ("idle", layout.idle[run])):
-                wait_quiet(cluster, timeout=60)
-                node = cluster.node(broker)
-                live = [b for b, n in cluster.brokers.items() if n.running and b != broker]
-                led = leaders(cluster, [broker])[broker]
-                own_log, own_pos = node.log_path, node.log_path.stat().st_size
-                active = cluster.wait_leader(30).leader
-                ctl_log = state_change_log(active)
-                ctl_pos = ctl_log.stat().st_size if ctl_log.exists() else 0
-                t_term: list[float] = []
+        populate_quiet(cluster, args.topics, args.partitions, layout)
+        for gone in leaving_brokers(cluster, layout, args.runs):
+            broker = gone.broker
+            node = cluster.node(broker)
+            own_log, own_pos = node.log_path, node.log_path.stat().st_size
+            active = cluster.wait_leader(30).leader
+            ctl_log = state_change_log(active)
+            ctl_pos = ctl_log.stat().st_size if ctl_log.exists() else 0
+            t_term: list[float] = []
 
-                def term(n=node, at=t_term) -> None:  # noqa: ANN001
-                    n.stopped = True  # its exit is no failure
-                    at.append(time.time())
-                    n.signal(signal.SIGTERM)
+            def term(n=node, at=t_term) -> None:  # noqa: ANN001
+                n.stopped = True  # its exit is no failure
+                at.append(time.time())
+                n.signal(signal.SIGTERM)
 
-                line = re.compile(rf"broker {broker}: active -> (?:controlled_shutdown|fenced) "
-                                  r"at offset (\d+)")
-                move = watch_move(cluster, term, line, live, timeout=60)
-                assert node.proc is not None
-                node.proc.wait(60)
-                exited = time.time() - t_term[0]
-                node.close_client()
-                told = _told(own_log, own_pos, t_term[0])
-                fenced = _fenced(ctl_log, ctl_pos, broker, t_term[0])
-                done = max(move.done, told)
-                counts = leaders(cluster, live)
-                stray = led_by(cluster, live[-1], broker)
-                rows[kind].append((move.decided, move.done, told, done, exited))
-                print(f"# run {run + 1} {kind} broker {broker} (led {led}): decided "
-                      f"{move.decided * 1e3:.0f} ms, every live broker's image at offset "
-                      f"{move.offset} {move.done * 1e3:.0f} ms (per broker: "
-                      + ", ".join(f"{b}: {t * 1e3:.0f}" for b, t in move.per_broker.items())
-                      + f"), told to shut down {told * 1e3:.0f} ms, "
-                      + (f"fenced {fenced * 1e3:.0f} ms, " if fenced is not None else
-                         "not fenced by the controller, ")
-                      + f"exited {exited * 1e3:.0f} ms after the SIGTERM; live brokers lead "
-                      f"{sum(counts.values()):,} of {total:,}; broker {live[-1]}'s Metadata: "
-                      f"{stray} led by {broker} or nobody; {load()}", flush=True)
-    cal1 = calibration()
-    print(f"# calibration after: {cal1:.3f} s (before {cal0:.3f} s); {load()}")
+            line = re.compile(rf"broker {broker}: active -> (?:controlled_shutdown|fenced) "
+                              r"at offset (\d+)")
+            move = watch_move(cluster, term, line, gone.live, timeout=60)
+            assert node.proc is not None
+            node.proc.wait(60)
+            exited = time.time() - t_term[0]
+            node.close_client()
+            told = _told(own_log, own_pos, t_term[0])
+            fenced = _fenced(ctl_log, ctl_pos, broker, t_term[0])
+            done = max(move.done, told)
+            check = moved_off(cluster, gone, total)
+            rows[gone.kind].append((move.decided, move.done, told, done, exited))
+            print(f"# run {gone.run} {gone.kind} broker {broker} (led {gone.led}): decided "
+                  f"{move.decided * 1e3:.0f} ms, every live broker's image at offset "
+                  f"{move.offset} {move.done * 1e3:.0f} ms (per broker: {per_broker_ms(move)}"
+                  f"), told to shut down {told * 1e3:.0f} ms, "
+                  + (f"fenced {fenced * 1e3:.0f} ms, " if fenced is not None else
+                     "not fenced by the controller, ")
+                  + f"exited {exited * 1e3:.0f} ms after the SIGTERM; {check}; {load()}",
+                  flush=True)
+    print_calibration_after(cal0)
     print("| measure (from SIGTERM) | min | median | max | ratio to the 0-partition "
           "baseline (median) | target | verdict |")
     print("|---|---|---|---|---|---|---|")
