@@ -3,8 +3,10 @@ KRaft campaign (``adapters.kraft_chaos``) run the same scaffolding around differ
 
 Modules:
 
-- ``timing``: ``CampaignTimes`` (the settings' derived bounds: settle, operation and campaign
-  time limits) and ``time_recovery`` (the recovery clock of a fault);
+- ``settings``: ``CampaignSettings`` (what both are given, and the settle, operation and
+  campaign time limits derived from it);
+- ``timing``: ``time_recovery`` (the recovery clock of a fault) and ``hold_pause`` (a pause
+  held until it did what it must);
 - ``operations``: ``Operation`` (an admin action followed until done) and what becomes of
   the overdue ones;
 - ``steps``: ``StepLog``, the runner's step loop and bookkeeping (narration, time limit,

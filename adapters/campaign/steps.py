@@ -2,7 +2,7 @@
 step loop under the time limit, the drain of the operations still pending, and a step's rows
 in the report (stuck, violations, losses, the record) with its progress line.
 
-A runner mixes it in and provides ``settings`` (``CampaignTimes``), ``console``, ``report``,
+A runner mixes it in and provides ``settings`` (``CampaignSettings``), ``console``, ``report``,
 ``workload`` (``pending`` operations with a ``deadline``; ``give_up``), ``t0``, ``on_fault``,
 ``step(step)``, ``settle(deadline)`` and ``progress(step, record, view)``.
 """
@@ -16,11 +16,11 @@ from typing import Any, ClassVar
 from rich.console import Console
 from rich.markup import escape
 
-from adapters.campaign.timing import CampaignTimes
+from adapters.campaign.settings import CampaignSettings
 
 
 class StepLog:
-    settings: CampaignTimes
+    settings: CampaignSettings
     console: Console
     report: Any
     workload: Any

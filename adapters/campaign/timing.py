@@ -1,39 +1,14 @@
-"""The time bounds both campaigns derive from their settings, and the recovery clock."""
+"""The campaigns' clocks: the recovery clock of a fault, and a pause held until it did what it
+must (the victim's sessions expired, the broker fenced, the time passed)."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
-
-class CampaignTimes:
-    """The derived bounds of a campaign's settings (mixed into each campaign's settings
-    dataclass, which has the fields named below)."""
-
-    faults: int
-    session_timeout_ms: int
-    settle_timeout_s: float | None
-    op_timeout_s: float | None
-    time_limit_s: float | None
-
-    @property
-    def session_s(self) -> float:
-        return self.session_timeout_ms / 1000.0
-
-    @property
-    def settle_s(self) -> float:
-        """How long a step waits for the cluster to settle."""
-        return self.settle_timeout_s or max(60.0, 12 * self.session_s)
-
-    @property
-    def op_s(self) -> float:
-        """How long an admin operation may take before it is stuck."""
-        return self.op_timeout_s or max(90.0, 15 * self.session_s)
-
-    @property
-    def limit_s(self) -> float:
-        """The whole campaign's time limit."""
-        return self.time_limit_s or 300.0 + self.faults * max(90.0, 15 * self.session_s)
+Recovery = Callable[..., "float | None"]
+"""A campaign's ``wait_recovery(t0, until=...)``: seconds from ``t0`` to recovery, or None."""
 
 
 def time_recovery(t0: float, bound_s: float, recovered: Callable[[], bool],
@@ -54,4 +29,15 @@ def time_recovery(t0: float, bound_s: float, recovered: Callable[[], bool],
         time.sleep(poll_s)
 
 
-__all__ = ["CampaignTimes", "time_recovery"]
+def hold_pause(record: Any, t0: float, wait_recovery: Recovery, held: Callable[[], bool],
+               short: Exception) -> None:
+    """A process paused at ``t0``: its recovery timed into ``record`` (``wait_recovery``),
+    the pause kept until ``held()`` -- ``short`` raised if it never held -- and its length
+    noted (``paused 7.4s``). The caller resumes the process, in every case."""
+    record.recovery_s = wait_recovery(t0, until=held)
+    if not held():
+        raise short
+    record.notes.append(f"paused {time.monotonic() - t0:.1f}s")
+
+
+__all__ = ["hold_pause", "time_recovery"]

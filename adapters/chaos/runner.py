@@ -43,8 +43,9 @@ from rich.console import Console
 from rich.markup import escape
 
 from adapters.campaign.finish import run_to_end
+from adapters.campaign.settings import CampaignSettings
 from adapters.campaign.steps import StepLog
-from adapters.campaign.timing import CampaignTimes, time_recovery
+from adapters.campaign.timing import hold_pause, time_recovery
 from adapters.chaos.observe import (
     Metadata,
     Observer,
@@ -75,17 +76,9 @@ class CampaignError(RuntimeError):
 
 
 @dataclass
-class Settings(CampaignTimes):
-    directory: Path
-    brokers: int = 3
-    faults: int = 20
-    seed: int = 1
+class Settings(CampaignSettings):
     zookeeper: str | None = None
     auth: ZkAuth | None = None
-    session_timeout_ms: int = 6000
-    settle_timeout_s: float | None = None
-    op_timeout_s: float | None = None
-    time_limit_s: float | None = None
     log_config: Path | None = None
     """Every broker's ``--log-config`` (None: the default setup: ``state-change.log`` beside
     each broker's log)."""
@@ -384,11 +377,9 @@ class Campaign(StepLog):
             return all(self._owner(path) != owner for path, owner in owners.items())
 
         try:
-            record.recovery_s = self.wait_recovery(t0, until=expired)
-            if not expired():
-                raise CampaignError(f"broker {victim}'s sessions did not expire within "
-                                    f"{self.settings.recovery_bound_s:g} s of its pause")
-            record.notes.append(f"paused {time.monotonic() - t0:.1f}s")
+            hold_pause(record, t0, self.wait_recovery, expired, CampaignError(
+                f"broker {victim}'s sessions did not expire within "
+                f"{self.settings.recovery_bound_s:g} s of its pause"))
         finally:
             self._signal(victim, signal.SIGCONT)
             self.paused.discard(victim)

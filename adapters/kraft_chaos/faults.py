@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters.campaign.timing import time_recovery
+from adapters.campaign.timing import hold_pause, time_recovery
 from adapters.chaos.report import FaultRecord
 from adapters.cluster.kraft_launcher import KRaftCluster
 from adapters.kraft_chaos.observe import ClusterView, leaderless, read_view
@@ -193,10 +193,8 @@ class Faults:
         self.paused.add(victim)
         t0 = time.monotonic()
         try:
-            record.recovery_s = self.wait_recovery(t0, until=lambda: time.monotonic() - t0 >= hold)
-            if time.monotonic() - t0 < hold:
-                raise FaultError(f"controller {victim}: the pause ended before {hold:.1f} s")
-            record.notes.append(f"paused {time.monotonic() - t0:.1f}s")
+            hold_pause(record, t0, self.wait_recovery, lambda: time.monotonic() - t0 >= hold,
+                       FaultError(f"controller {victim}: the pause ended before {hold:.1f} s"))
         finally:
             self._signal(victim, signal.SIGCONT)
             self.paused.discard(victim)
@@ -218,11 +216,9 @@ class Faults:
             return bool(regs.get(victim, {}).get("fenced", True))
 
         try:
-            record.recovery_s = self.wait_recovery(t0, until=fenced_and_held)
-            if not fenced_and_held():
-                raise FaultError(f"broker {victim} was not fenced within "
-                                 f"{self.recovery_bound_s:g} s of its pause")
-            record.notes.append(f"paused {time.monotonic() - t0:.1f}s")
+            hold_pause(record, t0, self.wait_recovery, fenced_and_held, FaultError(
+                f"broker {victim} was not fenced within {self.recovery_bound_s:g} s of its "
+                "pause"))
         finally:
             self._signal(victim, signal.SIGCONT)
             self.paused.discard(victim)

@@ -38,8 +38,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from adapters.campaign.finish import run_to_end
+from adapters.campaign.settings import CampaignSettings
 from adapters.campaign.steps import StepLog
-from adapters.campaign.timing import CampaignTimes
 from adapters.chaos.report import FaultRecord
 from adapters.cluster.kraft_launcher import KRaftCluster, KRaftClusterError
 from adapters.kraft_audit.audit import audit
@@ -87,20 +87,12 @@ class KRaftCampaignError(RuntimeError):
 
 
 @dataclass
-class KSettings(CampaignTimes):
-    directory: Path
-    brokers: int = 3
+class KSettings(CampaignSettings):
     controllers: int = 3
-    faults: int = 20
-    seed: int = 1
-    session_timeout_ms: int = 6000
     fetch_timeout_ms: int = 2000
     election_timeout_ms: int = 1000
     heartbeat_ms: int = 500
     snapshot_every: int = 500
-    settle_timeout_s: float | None = None
-    op_timeout_s: float | None = None
-    time_limit_s: float | None = None
     background: bool = True
     disks: bool = True
     network: bool = True

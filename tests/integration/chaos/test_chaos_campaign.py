@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,23 +48,32 @@ def processes_in(directory: Path) -> list[int]:
     return out
 
 
+REPORT_KEYS = ("faults", "faults_by_kind", "violations", "lost", "recovery_seconds", "stuck",
+               "seed")
+
+
+def run_chaos(report_path: Path, timeout_s: float, *args: str
+              ) -> tuple[subprocess.CompletedProcess[str], str, dict[str, Any]]:
+    """``kcontrol chaos ARGS --json REPORT`` in a child process (SIGTERM should pytest die):
+    the finished process, its output, the report it wrote."""
+    env = dict(os.environ, PYTHONPATH=os.getcwd())
+    done = subprocess.run(
+        [sys.executable, "-m", "adapters.cli", "chaos", *args, "--json", str(report_path)],
+        env=env, capture_output=True, text=True, timeout=timeout_s,
+        preexec_fn=_die_with_pytest)
+    output = done.stdout + done.stderr
+    assert report_path.exists(), output[-4000:]
+    return done, output, json.loads(report_path.read_text())
+
+
 def test_short_campaign_every_fault_kind_is_clean(tmp_path: Path) -> None:
     kinds = {step.fault.kind for step in make_plan(SEED, FAULTS, 3)}
     assert kinds == set(FaultKind), "the plan must cover every fault kind"
     directory = tmp_path / "cluster"
-    report_path = tmp_path / "chaos.json"
-    env = dict(os.environ, PYTHONPATH=os.getcwd())
-    done = subprocess.run(
-        [sys.executable, "-m", "adapters.cli", "chaos", "--brokers", "3", "--faults",
-         str(FAULTS), "--seed", str(SEED), "--session-timeout-ms", str(SESSION_MS),
-         "--dir", str(directory), "--json", str(report_path)],
-        env=env, capture_output=True, text=True, timeout=TIMEOUT_S,
-        preexec_fn=_die_with_pytest)
-    output = done.stdout + done.stderr
-    assert report_path.exists(), output[-4000:]
-    report = json.loads(report_path.read_text())
-    for key in ("faults", "faults_by_kind", "violations", "lost", "recovery_seconds", "stuck",
-                "seed"):
+    done, output, report = run_chaos(
+        tmp_path / "chaos.json", TIMEOUT_S, "--brokers", "3", "--faults", str(FAULTS),
+        "--seed", str(SEED), "--session-timeout-ms", str(SESSION_MS), "--dir", str(directory))
+    for key in REPORT_KEYS:
         assert key in report, f"{key} missing from the JSON report"
     assert report["violations"] == [], output[-4000:]
     assert report["lost"] == [], output[-4000:]

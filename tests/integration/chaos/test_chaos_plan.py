@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import pytest
 
 from adapters.chaos.observe import Metadata, metadata_violations
@@ -21,6 +24,13 @@ def test_the_plan_is_a_function_of_the_seed() -> None:
 def test_the_first_round_covers_every_kind_and_actions_name_live_topics() -> None:
     plan = make_plan(1, 200, 3)
     assert {s.fault.kind for s in plan[:len(FaultKind)]} == set(FaultKind)
+    assert_actions_name_live_topics(plan, {1, 2, 3})
+
+
+def assert_actions_name_live_topics(plan: Sequence[Any], brokers: set[int]) -> None:
+    """Every action of ``plan`` (either campaign's: they share the actions) names a topic
+    that exists then -- created, not deleted -- and a partition it has; a create names a
+    new topic; every replica set is of distinct ``brokers``."""
     topics: dict[str, int] = {}
     for step in plan:
         a = step.action
@@ -38,7 +48,7 @@ def test_the_first_round_covers_every_kind_and_actions_name_live_topics() -> Non
             else:
                 assert 0 <= a.partition < topics[a.topic]
         for replicas in a.assignment:
-            assert len(set(replicas)) == len(replicas) and set(replicas) <= {1, 2, 3}
+            assert len(set(replicas)) == len(replicas) and set(replicas) <= brokers
 
 
 def test_without_our_own_ensemble_no_zookeeper_server_is_killed() -> None:

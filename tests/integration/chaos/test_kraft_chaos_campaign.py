@@ -6,16 +6,12 @@ committed record, nothing stuck, every recovery within the target; the figures i
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from adapters.kraft_chaos.plan import KFaultKind, make_plan
-from tests.integration.chaos.test_chaos_campaign import _die_with_pytest, processes_in
+from tests.integration.chaos.test_chaos_campaign import REPORT_KEYS, processes_in, run_chaos
 
 pytestmark = pytest.mark.integration
 
@@ -34,20 +30,11 @@ def mounts_under(directory: Path) -> list[str]:
 def test_short_kraft_campaign_every_fault_kind_is_clean(tmp_path: Path) -> None:
     assert {s.fault.kind for s in make_plan(SEED, FAULTS, 3)} == set(KFaultKind)
     directory = tmp_path / "cluster"
-    report_path = tmp_path / "kraft-chaos.json"
-    env = dict(os.environ, PYTHONPATH=os.getcwd())
-    done = subprocess.run(
-        [sys.executable, "-m", "adapters.cli", "chaos", "--mode", "kraft", "--brokers", "3",
-         "--faults", str(FAULTS), "--seed", str(SEED), "--session-timeout-ms",
-         str(SESSION_MS), "--fetch-timeout-ms", str(FETCH_MS), "--dir", str(directory),
-         "--json", str(report_path)],
-        env=env, capture_output=True, text=True, timeout=TIMEOUT_S,
-        preexec_fn=_die_with_pytest)
-    output = done.stdout + done.stderr
-    assert report_path.exists(), output[-4000:]
-    report = json.loads(report_path.read_text())
-    for key in ("faults", "faults_by_kind", "violations", "lost", "recovery_seconds", "stuck",
-                "seed", "actions_by_kind", "machine", "steps", "mode",
+    done, output, report = run_chaos(
+        tmp_path / "kraft-chaos.json", TIMEOUT_S, "--mode", "kraft", "--brokers", "3",
+        "--faults", str(FAULTS), "--seed", str(SEED), "--session-timeout-ms", str(SESSION_MS),
+        "--fetch-timeout-ms", str(FETCH_MS), "--dir", str(directory))
+    for key in (*REPORT_KEYS, "actions_by_kind", "machine", "steps", "mode",
                 "lost_committed_records", "recovery_seconds_by_kind", "recovery_over_target"):
         assert key in report, f"{key} missing from the JSON report"
     assert report["mode"] == "kraft" and report["seed"] == SEED

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
-from adapters.chaos.plan import ActionKind
 from adapters.chaos.report import FaultRecord
 from adapters.cli import main
 from adapters.kraft_chaos.plan import KFaultKind, available_kinds, make_plan
 from adapters.kraft_chaos.report import KRaftReport
+from tests.integration.chaos.test_chaos_plan import assert_actions_name_live_topics
 
 
 def test_the_plan_is_a_function_of_the_seed() -> None:
@@ -33,18 +33,7 @@ def test_kinds_left_out_without_disks_or_network() -> None:
 
 
 def test_actions_name_the_topics_the_plan_expects() -> None:
-    topics: dict[str, int] = {}
-    for step in make_plan(3, 200, 3):
-        a = step.action
-        if a.kind is ActionKind.CREATE:
-            assert a.topic not in topics
-            topics[a.topic] = len(a.assignment)
-        elif a.kind is ActionKind.DELETE:
-            assert topics.pop(a.topic)
-        elif a.kind in (ActionKind.REASSIGN, ActionKind.ADD_PARTITIONS):
-            assert a.topic in topics
-        elif a.kind is ActionKind.ELECT:
-            assert set(a.topics) <= set(topics)
+    assert_actions_name_live_topics(make_plan(3, 200, 3), {1, 2, 3})
 
 
 def test_plan_option_prints_the_plan_and_starts_nothing() -> None:

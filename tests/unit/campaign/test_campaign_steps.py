@@ -6,25 +6,23 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import pytest
 from rich.console import Console
 
 from adapters.campaign import operations
 from adapters.campaign.operations import Operation
+from adapters.campaign.settings import CampaignSettings
 from adapters.campaign.steps import StepLog
-from adapters.campaign.timing import CampaignTimes, time_recovery
+from adapters.campaign.timing import hold_pause, time_recovery
 from adapters.chaos.plan import Action, ActionKind, Fault, FaultKind, Step
 from adapters.chaos.report import FaultRecord, Report
 
 
-@dataclass
-class Times(CampaignTimes):
-    faults: int = 10
-    session_timeout_ms: int = 6000
-    settle_timeout_s: float | None = None
-    op_timeout_s: float | None = None
-    time_limit_s: float | None = None
+def Times(**given: Any) -> CampaignSettings:  # noqa: N802 -- a settings maker
+    return CampaignSettings(**{"directory": Path("/nonexistent"), "faults": 10, **given})
 
 
 def test_the_bounds_follow_the_session_unless_given() -> None:
@@ -51,6 +49,24 @@ def test_the_recovery_clock() -> None:
     got = time_recovery(past, 10.0, lambda: True, until=lambda: False, poll_s=0.0)
     assert got is not None and got >= 100.0
     assert time_recovery(past, 10.0, lambda: False, poll_s=0.0) is None
+
+
+def test_a_pause_is_held_until_it_did_what_it_must() -> None:
+    record = FaultRecord(1, "pause-broker", "broker 1", "create t", "written")
+    waits: list[bool] = []
+
+    def wait_recovery(t0: float, until: Any) -> float:
+        waits.append(until())
+        return 4.5
+
+    hold_pause(record, time.monotonic() - 7.0, wait_recovery, lambda: True, RuntimeError("x"))
+    assert record.recovery_s == 4.5 and waits == [True]
+    assert len(record.notes) == 1 and record.notes[0].startswith("paused 7.")
+    record.notes.clear()
+    with pytest.raises(RuntimeError, match="not expired"):
+        hold_pause(record, time.monotonic(), wait_recovery, lambda: False,
+                   RuntimeError("not expired"))
+    assert record.notes == []
 
 
 def _op(step: int, deadline: float) -> Operation:
@@ -82,7 +98,7 @@ class Work:
 
 @dataclass
 class Runner(StepLog):
-    settings: Times
+    settings: CampaignSettings
     console: Console = field(default_factory=lambda: Console(record=True, width=300))
     report: Report = field(default_factory=lambda: Report(1, 3, 10, 6000))
     workload: Work = field(default_factory=Work)
