@@ -23,7 +23,7 @@ earlier on that ensemble (its broker registrations are re-created: they are ephe
 
     .venv/bin/python benchmarks/bench_failover_million.py [--topics 10000] [--partitions 100]
         [--brokers 30] [--runs 3] [--baseline-runs 1] [--heap 3g] [--ensemble-dir DIR | --connect HOSTS]
-        [--chroot /bench-million-...] [--distinct]
+        [--chroot /bench-million-...] [--distinct] [--watches set-watches|exists|alternate]
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ from kazoo.client import KazooClient  # noqa: E402
 from adapters.ensemble import Ensemble  # noqa: E402
 from adapters.ensemble.processes import JVM_OPTS_ENV  # noqa: E402
 from adapters.zookeeper import codec  # noqa: E402
+from adapters.zookeeper.reads import KazooReadPort  # noqa: E402
 from benchmarks.bench_failover_load import (  # noqa: E402
     baseline,
     kcontrol_load,
@@ -131,6 +132,9 @@ def main(argv: list[str] | None = None) -> int:
     where.add_argument("--connect", help="a running ensemble's connect string")
     where.add_argument("--ensemble-dir", help="a running ensemble (`kcontrol zookeeper up --dir`)")
     ap.add_argument("--chroot", help="reuse this chroot, populated earlier by this benchmark")
+    ap.add_argument("--watches", choices=["set-watches", "exists", "alternate"],
+                    default="set-watches", help="how the load sets its topic watches: "
+                    "setWatches requests, one exists each (as before 2026-11-27), or run by run")
     args = ap.parse_args(argv)
     total = args.topics * args.partitions
     print(f"{time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())} UTC, {os.cpu_count()} cores, "
@@ -178,13 +182,16 @@ def main(argv: list[str] | None = None) -> int:
                   flush=True)
         ours, base, idle, cpus = [], [], [], []
         for run in range(args.runs):
+            mode = args.watches if args.watches != "alternate" else \
+                ("set-watches", "exists")[run % 2]
+            KazooReadPort.set_watches = mode == "set-watches"
             before, rss0 = load_average(), rss_bytes()
             r = kcontrol_load(hosts, 1000 + run)
             assert r.partitions == len(state_paths), (r.partitions, len(state_paths))
             ours.append(r.load_s)
             idle.append(r.start_to_idle_s)
             cpus.append(r.cpu_s)
-            line = (f"run {run + 1}: kcontrol load {r.load_s:.2f} s ({r.cpu_s:.2f} s CPU), "
+            line = (f"run {run + 1} ({mode}): kcontrol load {r.load_s:.2f} s ({r.cpu_s:.2f} s CPU), "
                     f"start to idle "
                     f"{r.start_to_idle_s:.2f} s, RSS {r.rss_bytes / 2**20:,.0f} MiB loaded "
                     f"({rss0 / 2**20:,.0f} MiB before)")

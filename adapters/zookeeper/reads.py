@@ -7,10 +7,14 @@ over its in-memory ZooKeeper. This module only binds it to a real ensemble:
 * ``KazooReadPort`` -- ``fsm.reads.ReadPort``: ``get`` (an exists watch first when asked, so it
   fires on creation as well), ``children``, ``get_many`` (bulk reads through ``multi_read``:
   ZooKeeper 3.6+ ``multiRead``, size-bounded batches, several in flight; pipelined
-  ``get_async`` on older servers; the exists watches of a bulk read queued at once with
-  ``call_many`` before the reads). Data is decoded here: a znode the codecs refuse comes out as
-  ``Malformed(reason)`` (the reason names the path), which the reader skips and reports
-  (``ZnodeDecoder``). Partition state bytes decode through a small memo
+  ``get_async`` on older servers). The watches of a bulk read are queued before its reads:
+  data watches by ``setWatches`` relative to the client's last zxid (``set_watches``: a
+  few requests for 10,000 topics, every change after that zxid notified, at once if it came
+  before the request; the module's docstring has the argument), or, for a marker that a
+  creation queues (a ``setWatches`` data watch does not watch an absent znode), one
+  ``exists`` each, queued at once with ``call_many``. Data is decoded here: a znode the
+  codecs refuse comes out as ``Malformed(reason)`` (the reason names the path), which the
+  reader skips and reports (``ZnodeDecoder``). Partition state bytes decode through a small memo
   (``PartitionStateDecoder``): the same bytes recur across thousands of partitions, decoding is
   a pure function of them, and equal bytes give one value (the reader then shares one
   ``PartitionStateZk`` among the partitions that also share the version).
@@ -35,10 +39,19 @@ from adapters.zookeeper import codec
 from adapters.zookeeper.codec import ZnodeDecodeError
 from adapters.zookeeper.codec import paths as codec_paths
 from adapters.zookeeper.codec.decoders import decode_partition_state
-from adapters.zookeeper.multi_read import Node, call_many, full_path, read_nodes
+from adapters.zookeeper.multi_read import (
+    DEFAULT_MAX_IN_FLIGHT,
+    Node,
+    call_many,
+    full_path,
+    full_paths,
+    read_nodes,
+)
+from adapters.zookeeper.set_watches import set_data_watches
 from fsm import reads
 from fsm.events import BrokerMetadataLoaded, ControllerChange
 from fsm.reads import Malformed, Marker, marker_for
+from fsm.reads.markers import CREATED, MARKERS
 from fsm.values import BrokerInfo, ClusterSnapshot, LeaderAndIsr
 
 log = logging.getLogger("kcontrol.zk.reads")
@@ -135,12 +148,21 @@ def decode_nodes(decode: ZnodeDecoder, paths: Sequence[str], start: int,
 class KazooReadPort:
     """``fsm.reads.ReadPort`` over a kazoo client; ``watcher`` gives the watch callbacks."""
 
+    set_watches = True
+    """Bulk data watches by ``setWatches`` where they apply (False: one ``exists`` each; the
+    benchmarks compare the two)."""
+
     def __init__(self, client: KazooClient, timeout: float | None = None,
                  watcher: Watch = no_watch, decode: ZnodeDecoder | None = None) -> None:
         self.client = client
         self.timeout = timeout
         self.watcher = watcher
         self.decode = decode if decode is not None else ZnodeDecoder()
+        self.max_in_flight = DEFAULT_MAX_IN_FLIGHT
+        """``multiRead`` batches in flight at once."""
+        self.max_batch_paths: int | None = None
+        """Paths per ``multiRead`` batch (None: ``multi_read``'s default, sized by kind)."""
+        """Bulk data watches by ``setWatches`` where they apply (False: one ``exists`` each)."""
 
     def _watch_for(self, path: str) -> Callable[[Any], None] | None:
         marker = marker_for(path)
@@ -168,16 +190,20 @@ class KazooReadPort:
 
     def get_many(self, paths: Sequence[str], watch: bool = False) -> list[ZkNode | None]:
         """The znodes, decoded batch by batch as the answers arrive (the next batches are in
-        flight meanwhile). With ``watch``: the exists watches are queued first (requests on a
-        session are served in order, so every read sees its znode with the watch set; a
-        change between the two fires it: re-read, never lost)."""
+        flight meanwhile). With ``watch``: the watches are queued first (requests on a session
+        are served in order, so every read sees its znode with the watch set; a change between
+        the two fires it: re-read, never lost) -- data watches in a few ``setWatches``
+        requests (``set_watches``) when the markers ignore creation, else an ``exists`` per
+        path."""
         paths = list(paths)
         pending = self._watch_many(paths) if watch else []
         out: list[ZkNode | None] = [None] * len(paths)
         if paths:
             expected = _EXPECTED_BYTES.get(codec_paths.classify(paths[0]) or "")
-            for start, _end, replies in read_nodes(self.client, paths, timeout=self.timeout,
-                                                  expected_znode_bytes=expected):
+            for start, _end, replies in read_nodes(
+                    self.client, paths, max_batch_paths=self.max_batch_paths,
+                    timeout=self.timeout, expected_znode_bytes=expected,
+                    max_in_flight=self.max_in_flight):
                 decode_nodes(self.decode, paths, start, replies, out)
         for r in pending:
             r.get(timeout=self.timeout)
@@ -185,13 +211,23 @@ class KazooReadPort:
 
     def _watch_many(self, paths: list[str]) -> list[Any]:
         chroot = self.client.chroot
-        requests = []
+        watched: list[str] = []
+        watchers: list[Callable[[Any], None]] = []
+        creation = False  # a marker that a creation queues: setWatches would not watch it
         for p in paths:
-            w = self._watch_for(p)
+            marker = marker_for(p)
+            if marker is None:
+                raise ValueError(f"{p}: no marker watches it (fsm.reads.markers.MARKERS)")
+            w = self.watcher(marker.kind, marker.arg)
             if w is not None:
-                requests.append(Exists(full_path(chroot, p), w))
-        return call_many(self.client, requests)
-
+                watched.append(p)
+                watchers.append(w)
+                creation = creation or CREATED in MARKERS[marker.kind].queued_on
+        zxid = self.client.last_zxid
+        if watched and not creation and zxid > 0 and self.set_watches:
+            return set_data_watches(self.client, zxid, full_paths(chroot, watched), watchers)
+        return call_many(self.client, [Exists(full_path(chroot, p), w)
+                                       for p, w in zip(watched, watchers, strict=True)])
 
 class ZkReader:
     """The reads of one kazoo client (``fsm.reads`` over a ``KazooReadPort``): every malformed

@@ -81,3 +81,53 @@ def test_malformed_topic_is_skipped(make_service, make_broker, zk_client: KazooC
     zk_client.set(path, codec.encode(path, TopicAssignment.of({0: [2, 1]})))
     wait_until(lambda: state(zk_client, "broken", 0), 20, "repaired topic created")
     assert state(zk_client, "broken", 0).leader == 2
+
+
+def test_a_topic_changed_during_the_failover_load_is_seen(
+        make_service, make_broker, zk_client: KazooClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Partitions added to topics (``kafka-topics --alter``) while a new controller loads:
+    one as its topic watches are being set (``setWatches``), one right after the topic
+    znodes were read. The first is in what the load reads, the second fires the watch set
+    before the read: the controller creates both new partitions."""
+    from adapters.zookeeper import reads as zk_reads
+
+    for b in (1, 2):
+        make_broker(b)
+    for name, a in (("orders", {0: [1, 2], 1: [2, 1]}), ("quiet", {0: [1, 2]})):
+        zk_client.create(P.topic(name), codec.encode(P.topic(name), TopicAssignment.of(a)),
+                         makepath=True)  # before the controller creates the parents
+    original = zk_reads.set_data_watches
+    altered: list[int] = []
+
+    def altered_first(client: KazooClient, *args: object, **kw: object) -> object:
+        if not altered:  # the load's topic read: once
+            path = P.topic("orders")
+            altered.append(zk_client.set(path, codec.encode(path, TopicAssignment.of(
+                {0: [1, 2], 1: [2, 1], 2: [1, 2]}))).version)
+            client.sync("/")  # applied by the controller's server before its watches arrive
+        return original(client, *args, **kw)
+
+    decode_nodes = zk_reads.decode_nodes
+    after_read: list[int] = []
+
+    def quiet_altered_after_its_read(decode: object, paths: list[str], start: int,
+                                     *args: object) -> None:
+        decode_nodes(decode, paths, start, *args)  # type: ignore[arg-type]
+        if not after_read and paths[start] == P.topic("orders"):  # the topics were read
+            path = P.topic("quiet")
+            after_read.append(zk_client.set(path, codec.encode(path, TopicAssignment.of(
+                {0: [1, 2], 1: [2, 1]}))).version)
+
+    monkeypatch.setattr(zk_reads, "set_data_watches", altered_first)
+    monkeypatch.setattr(zk_reads, "decode_nodes", quiet_altered_after_its_read)
+    svc = make_service(1)
+    wait_until(lambda: svc.last_load_s is not None, 20, "the failover load")
+    assert altered == [1], "the load's topic watches went through setWatches"
+    assert after_read == [1], "'quiet' was altered after the load read it"
+    for topic, p in (("orders", 2), ("quiet", 1)):
+        wait_until(lambda t=topic, n=p: state(zk_client, t, n), 20, f"{topic}-{p}'s state")
+    assert svc.wait_idle(10)
+    assert {("orders", 2), ("quiet", 1)} <= set(svc.controller.ctx.assignment)
+    assert state(zk_client, "orders", 2) == LeaderAndIsr(1, 0, (1, 2), svc.epoch)
+    assert state(zk_client, "quiet", 1) == LeaderAndIsr(2, 0, (2, 1), svc.epoch)

@@ -67,3 +67,22 @@ def test_protocol_helpers() -> None:
     assert len(ZnodeStat._fields) == 11
     assert callable(serialization.read_string)
     assert multi_read.HEADER_BYTES == 9
+
+
+def test_watcher_table_and_zxid_set_watches_relies_on(client: KazooClient) -> None:
+    """``set_watches``: the watchers go into ``client._data_watchers`` (a set per chrooted
+    path) when kazoo's connection thread serializes the request, the thread that also pops
+    them for a notification; the relative zxid is ``client.last_zxid``."""
+    from collections import defaultdict
+
+    assert isinstance(client._data_watchers, defaultdict)
+    assert client._data_watchers.default_factory is set
+    assert client.last_zxid == 0, "the zxid of the last reply received (0 before any)"
+    submit = inspect.getsource(kazoo_connection.ConnectionHandler._submit)
+    assert "request.serialize()" in submit
+    send = inspect.getsource(kazoo_connection.ConnectionHandler._send_request)
+    assert "self._submit(request" in send
+    event = inspect.getsource(kazoo_connection.ConnectionHandler._read_watch_event)
+    assert "client._data_watchers.pop(path" in event
+    response = inspect.getsource(kazoo_connection.ConnectionHandler._read_response)
+    assert "client.last_zxid = header.zxid" in response
