@@ -416,3 +416,39 @@ def test_bulk_decode_is_the_decoders_answer(rng: random.Random) -> None:
             for p, r in zip(paths[start:], replies, strict=True)]
         assert got == want
         assert all(type(n) is ZkNode for n in got if n is not None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_bulk_decode_of_partition_state_batches_is_the_decoders_answer(rng: random.Random) -> None:
+    """A failover's batches: partition state paths only, most bytes already in the memo (the
+    batch built at C level), sometimes one absent znode, one other path or one new bytes
+    value among them (znode by znode): the same as ``ZnodeDecoder`` path by path."""
+    from adapters.zookeeper.reads import ZkNode, ZnodeDecoder, decode_nodes
+
+    pool = [_state_bytes(rng) for _ in range(4)]
+    fast = ZnodeDecoder()
+    for data in pool:
+        fast(STATE, data)  # in the memo (a malformed one stays out: a miss)
+    n = rng.randrange(1, 40)
+    paths = [zk_paths.partition_state(f"t{rng.randrange(3)}", i) for i in range(n)]
+    replies: list[object] = [multi_read.Node(rng.choice(pool), rng.randrange(3), i)
+                             for i in range(n)]
+    odd = rng.randrange(5)
+    k = rng.randrange(n)
+    if odd == 1:
+        replies[k] = NoNodeError()
+    elif odd == 2:
+        paths[k] = rng.choice([zk_paths.topic("t"), "/a/b/c/d/e/f/state", "/x/state"])
+    elif odd == 3:
+        replies[k] = multi_read.Node(_state_bytes(rng) + b" ", 0, k)
+    start = rng.randrange(3)
+    paths = ["/pad"] * start + paths
+    got: list[ZkNode | None] = [None] * len(paths)
+    decode_nodes(fast, paths, start, replies, got)
+    strict = ZnodeDecoder()
+    want = [None] * start + [
+        ZkNode(strict(p, r.data), r.version, r.czxid) if isinstance(r, multi_read.Node) else None
+        for p, r in zip(paths[start:], replies, strict=True)]
+    assert got == want
+    assert all(type(node) is ZkNode for node in got if node is not None)
