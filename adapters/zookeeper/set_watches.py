@@ -37,7 +37,7 @@ does). Two arguments, each enough on its own:
 A change the reads did see may fire too (a zxid above ``R``, before the read): one redundant
 re-read, as with an ``exists`` watch set before a read. A connection lost meanwhile fails the
 pending requests (the load is read again) and makes kazoo call every watcher with a ``NONE``
-event. ``tests/integration/zookeeper/test_set_watches.py`` and
+event. ``tests/integration/zookeeper/test_set_watches_ensemble.py`` and
 ``tests/integration/runtime/test_runtime_topics.py`` hold both on the real ensemble.
 
 **Where kazoo learns the watchers.** kazoo delivers a notification to the callables in its

@@ -1,6 +1,6 @@
 """``setWatches`` (``adapters/zookeeper/set_watches.py``): the request bytes, the cutting under
 the size bound, and the watchers registered in kazoo's table when the request is serialized.
-No server: the behaviour on a real ensemble is ``tests/integration/zookeeper/test_set_watches.py``."""
+No server: the behaviour on a real ensemble is ``tests/integration/zookeeper/test_set_watches_ensemble.py``."""
 
 from __future__ import annotations
 
