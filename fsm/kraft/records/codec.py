@@ -36,7 +36,14 @@ from fsm.kraft.records.schema import (
     Struct,
     lowest_version,
 )
-from fsm.kraft.records.values import PartitionRecord, TopicRecord, new_partition_record
+from fsm.kraft.records.values import (
+    LEADER_UNCHANGED,
+    PartitionChangeRecord,
+    PartitionRecord,
+    TopicRecord,
+    new_partition_change_record,
+    new_partition_record,
+)
 from fsm.kraft.records.wire import Reader, write_compact_length, write_uvarint
 
 MAX_RECORD_BYTES = 1 << 20
@@ -430,6 +437,56 @@ _FAST: dict[bytes, Callable[[bytes], Any]] = {
                             (TopicRecord.TYPE, _fast_topic))
 }
 """The first three bytes (frame type, record type, version 0) -> the fast reader."""
+
+
+# -- the fast path of PartitionChangeRecord ----------------------------------------------------
+# What a broker replays when a broker leading 10,000 partitions shuts down or is fenced: one
+# PartitionChangeRecord v0 per partition (``fsm.kraft.controller.partition_change.change``),
+# carrying only tagged fields, in three layouts -- the ISR alone (tag 0: a follower left),
+# the leader alone (tag 1: a leaderless partition led again) or both, in that order (a
+# leadership moved, the ISR shrunk; leader -1 when no one is left to lead). Read here when
+# the ISR's array length and every size fit one byte and the bytes end where that layout
+# ends; anything else (reassignment tags 2-4, an unknown or repeated tag, tags out of order,
+# a null ISR, a longer varint, bytes too short or too long) answers None and goes through the
+# table, as above (``tests/unit/kraft/records/test_records_change_fast_path.py``).
+
+_CHANGE_HEAD = struct.Struct(">i16s")  # partition id, topic id: after the 3-byte frame
+_INT32 = struct.Struct(">i")
+_ISRS: dict[int, Callable[..., tuple[int, ...]]] = {
+    n: struct.Struct(f">{n}i").unpack_from for n in range(0x7F)}
+"""The ISR's unpacker by its length (0-126: a one-byte compact length)."""
+
+
+def _fast_partition_change(data: bytes) -> Any:
+    """A PartitionChangeRecord v0 in one of the layouts above, or None."""
+    size = len(data)
+    if size < 27:  # frame 3, partition 4, topic 16, tag count 1, tag 1, size 1, one more
+        return None
+    count, tag = data[23], data[24]
+    if tag == 0 and (count == 1 or count == 2):
+        n = data[26] - 1  # the ISR's compact length: 0 (null) and 0x80 up are the table's
+        if not 0 <= n < 0x7F or data[25] != 4 * n + 1:
+            return None
+        end = 27 + 4 * n
+        if count == 1:
+            if size != end:
+                return None
+            leader = LEADER_UNCHANGED
+        elif size != end + 6 or data[end] != 1 or data[end + 1] != 4:
+            return None
+        else:
+            leader = _INT32.unpack_from(data, end + 2)[0]
+        partition_id, topic_id = _CHANGE_HEAD.unpack_from(data, 3)
+        return new_partition_change_record(partition_id, topic_id, _ISRS[n](data, 27), leader)
+    if tag == 1 and count == 1 and size == 30 and data[25] == 4:
+        partition_id, topic_id = _CHANGE_HEAD.unpack_from(data, 3)
+        return new_partition_change_record(partition_id, topic_id, None,
+                                           _INT32.unpack_from(data, 26)[0])
+    return None
+
+
+_FAST.update({bytes((frame, PartitionChangeRecord.TYPE, 0)): _fast_partition_change
+              for frame in FRAME_TYPES_READ})
 
 
 def decode_record(data: bytes | bytearray | memoryview) -> Any:
