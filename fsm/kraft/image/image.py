@@ -120,15 +120,6 @@ class MetadataImage:
     def _list(self, replicas: Replicas) -> Replicas:
         return self._lists.setdefault(replicas, replicas)
 
-    def _interned(self, p: PartitionImage) -> PartitionImage:
-        lists = self._lists
-        replicas = lists.setdefault(p.replicas, p.replicas)
-        isr = lists.setdefault(p.isr, p.isr)
-        if replicas is p.replicas and isr is p.isr:
-            return p
-        return PartitionImage(replicas, isr, p.removing_replicas, p.adding_replicas, p.leader,
-                              p.leader_epoch, p.partition_epoch)
-
     def _registered(self, record: object, broker_id: int, epoch: int) -> BrokerRegistration:
         reg = self.brokers.get(broker_id)
         if reg is None:
@@ -178,7 +169,7 @@ def _partition_change(img: MetadataImage, r: PartitionChangeRecord) -> None:
     p = None if t is None else t.partitions.get(r.partition_id)
     if t is None or p is None:
         raise ImageError(r, "unknown partition")
-    t.partitions[r.partition_id] = img._interned(p.merge(r))
+    t.partitions[r.partition_id] = p.merge(r, img._list)
 
 
 def _config(img: MetadataImage, r: ConfigRecord) -> None:

@@ -20,6 +20,10 @@ from fsm.kraft.records.values import (
 )
 
 
+def _as_is(replicas: Replicas) -> Replicas:
+    return replicas
+
+
 @dataclass(frozen=True, slots=True)
 class PartitionImage:
     replicas: Replicas
@@ -41,13 +45,16 @@ class PartitionImage:
                                self.removing_replicas, self.adding_replicas, self.leader,
                                self.leader_epoch, self.partition_epoch)
 
-    def merge(self, change: PartitionChangeRecord) -> PartitionImage:
+    def merge(self, change: PartitionChangeRecord,
+              share: Callable[[Replicas], Replicas] = _as_is) -> PartitionImage:
+        """The partition after ``change``; ``share`` gives the replica list and ISR the
+        change brings (the image's: one tuple per distinct list)."""
         leader, leader_epoch = self.leader, self.leader_epoch
         if change.leader != LEADER_UNCHANGED:
             leader, leader_epoch = change.leader, leader_epoch + 1
-        return PartitionImage(
-            self.replicas if change.replicas is None else change.replicas,
-            self.isr if change.isr is None else change.isr,
+        return new_partition_image(
+            self.replicas if change.replicas is None else share(change.replicas),
+            self.isr if change.isr is None else share(change.isr),
             self.removing_replicas if change.removing_replicas is None
             else change.removing_replicas,
             self.adding_replicas if change.adding_replicas is None else change.adding_replicas,
