@@ -128,6 +128,8 @@ def retry(core: KRaftBroker) -> list[KRaftBrokerEffect]:
 
 def forget_stale(core: KRaftBroker, keys: Iterable[PartitionKey]) -> None:
     """After replay: drop the queued wishes of partitions no longer led in their epoch."""
+    if not core._alter_wanted:  # the usual case: nothing queued to look at
+        return
     for key in keys:
         wish = core._alter_wanted.get(key)
         if wish is not None and not _leads(core._replicas.get(key), wish.leader_epoch):

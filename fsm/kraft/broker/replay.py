@@ -55,24 +55,29 @@ def fetched(core: KRaftBroker, ev: MetadataFetched) -> list[KRaftBrokerEffect]:
     if base > core._offset + 1:
         return core._ignore(f"MetadataFetched at {base}: a gap after {core._offset}")
     skip = core._offset + 1 - base
-    image = core._image
+    apply = core._image.apply
     touched: dict[PartitionKey, None] = {}
-    for offset, record in enumerate(records[skip:], start=base + skip):
-        if isinstance(record, LeaderChange):
-            core._offset = offset
-            continue
-        if isinstance(record, RemoveTopicRecord):
-            touched.update((k, None) for k in core._replicas if k[0] == record.topic_id)
-        image.apply(record)
-        core._offset = offset
-        if isinstance(record, (PartitionRecord, PartitionChangeRecord)):
-            touched[(record.topic_id, record.partition_id)] = None
+    done = core._offset  # the last offset replayed, kept if a record does not replay
+    try:
+        for offset, record in enumerate(records[skip:], start=base + skip):
+            kind = type(record)
+            if kind is PartitionChangeRecord or kind is PartitionRecord:  # the many
+                apply(record)
+                touched[(record.topic_id, record.partition_id)] = None
+            elif kind is RemoveTopicRecord:
+                touched.update((k, None) for k in core._replicas if k[0] == record.topic_id)
+                apply(record)
+            elif kind is not LeaderChange:
+                apply(record)
+            done = offset
+    finally:
+        core._offset = done
     if core._state not in _REPLICAS_RUN:
         return []
     effects: list[KRaftBrokerEffect] = []
-    broker_id = core.config.broker_id
+    broker_id, image, replicas = core.config.broker_id, core._image, core._replicas
     for key in touched:
-        effects += reconcile(core._replicas, key, wanted(broker_id, image.partition(*key)))
+        effects += reconcile(replicas, key, wanted(broker_id, image.partition(*key)))
     alter_partition.forget_stale(core, touched)
     return effects
 

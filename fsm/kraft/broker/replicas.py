@@ -19,14 +19,16 @@ with an older partition epoch in the same leader epoch does not roll it back."""
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Any
 
 from fsm.kraft.broker.effects import (
-    BecomeFollower,
-    BecomeLeader,
     DeleteReplica,
     KRaftBrokerEffect,
     UpdateIsr,
+    new_become_follower,
+    new_become_leader,
 )
 from fsm.kraft.broker.events import PartitionKey
 from fsm.kraft.image import PartitionImage
@@ -47,12 +49,28 @@ class LocalReplica:
     isr: Replicas
 
 
-def wanted(broker_id: int, p: PartitionImage | None) -> LocalReplica | None:
-    """What the image asks of this broker for a partition (None: hold no replica)."""
+_FIELDS = ("role", "leader", "leader_epoch", "partition_epoch", "isr")
+if tuple(f.name for f in fields(LocalReplica)) != _FIELDS:
+    raise AssertionError("wanted() sets the fields of LocalReplica it knows; it has others")
+_SET = tuple(LocalReplica.__dict__[n].__set__ for n in _FIELDS)
+
+
+def wanted(broker_id: int, p: PartitionImage | None, *,
+           _new: Callable[[type], Any] = object.__new__,
+           _s: tuple[Callable[[Any, Any], None], ...] = _SET) -> LocalReplica | None:
+    """What the image asks of this broker for a partition (None: hold no replica). The
+    value is ``LocalReplica(role, p.leader, p.leader_epoch, p.partition_epoch, p.isr)``,
+    its slots set through their descriptors (~2x cheaper than the frozen dataclass's
+    ``__init__``: a batch of 10,000 partition changes asks 10,000 times)."""
     if p is None or broker_id not in p.replicas:
         return None
-    role = Role.LEADER if p.leader == broker_id else Role.FOLLOWER
-    return LocalReplica(role, p.leader, p.leader_epoch, p.partition_epoch, p.isr)
+    want = _new(LocalReplica)
+    _s[0](want, Role.LEADER if p.leader == broker_id else Role.FOLLOWER)
+    _s[1](want, p.leader)
+    _s[2](want, p.leader_epoch)
+    _s[3](want, p.partition_epoch)
+    _s[4](want, p.isr)
+    return want  # type: ignore[no-any-return]
 
 
 def reconcile(replicas: dict[PartitionKey, LocalReplica], key: PartitionKey,
@@ -78,5 +96,5 @@ def reconcile(replicas: dict[PartitionKey, LocalReplica], key: PartitionKey,
                           want.isr)]
     replicas[key] = want
     if want.role is Role.LEADER:
-        return [BecomeLeader(topic_id, partition_id, want.leader_epoch, want.isr)]
-    return [BecomeFollower(topic_id, partition_id, want.leader, want.leader_epoch)]
+        return [new_become_leader(topic_id, partition_id, want.leader_epoch, want.isr)]
+    return [new_become_follower(topic_id, partition_id, want.leader, want.leader_epoch)]
