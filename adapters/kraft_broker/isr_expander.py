@@ -125,17 +125,17 @@ def scan(core: KRaftBroker) -> Scan:
         k for k, _ in core.queued_isr_wishes())
     found = {}
     led = {}
-    me = core.broker_id
+    me, topics, leader = core.broker_id, image.topics, Role.LEADER
     for key, r in core.iter_replicas():  # unsorted: 90,000 replicas are not sorted each round
-        if r.role is not Role.LEADER:
+        if r.role is not leader:
             continue
-        led[key] = r.isr
-        t = image.topics.get(key[0])
+        led[key] = isr = r.isr
+        t = topics.get(key[0])
         p = None if t is None else t.partitions.get(key[1])
-        if t is None or p is None or p.leader != me or p.leader_epoch != r.leader_epoch \
-                or p.partition_epoch != r.partition_epoch:
-            continue
-        joining = tuple(b for b in p.replicas if b not in r.isr and b in eligible)
+        if t is None or p is None or p.replicas == isr or p.leader != me \
+                or p.leader_epoch != r.leader_epoch or p.partition_epoch != r.partition_epoch:
+            continue  # (an ISR of every replica has none to add)
+        joining = tuple(b for b in p.replicas if b not in isr and b in eligible)
         if joining:
             found[key] = Expansion(key, f"{t.name}-{key[1]}", r.leader_epoch,
                                    r.partition_epoch, r.isr, r.isr + joining)

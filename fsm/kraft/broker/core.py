@@ -15,6 +15,7 @@ from the image), ``alter_partition`` (the leader's ISR changes), ``metadata_answ
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from operator import attrgetter
 from typing import Any
 
 from fsm.kraft.broker import alter_partition, lifecycle, metadata_answers, replay
@@ -93,6 +94,8 @@ _DISPATCH: dict[type, Handler] = {
 }
 
 HANDLED_EVENTS: tuple[str, ...] = tuple(t.__name__ for t in _DISPATCH)
+
+_LEADER_OF = attrgetter("leader")
 
 
 class KRaftBroker:
@@ -183,8 +186,8 @@ class KRaftBroker:
 
     def replica_counts(self) -> tuple[int, int]:
         """(replicas, of which this broker leads): ``replicas()`` counted, without sorting."""
-        me = self.config.broker_id
-        return len(self._replicas), sum(1 for r in self._replicas.values() if r.leader == me)
+        leaders = list(map(_LEADER_OF, self._replicas.values()))  # in C: 100,000 replicas
+        return len(leaders), leaders.count(self.config.broker_id)
 
     def alter_partition_in_flight(self) -> tuple[PartitionKey, ...]:
         return tuple(sorted(self._alter_inflight))

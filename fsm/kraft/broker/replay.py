@@ -77,7 +77,9 @@ def fetched(core: KRaftBroker, ev: MetadataFetched) -> list[KRaftBrokerEffect]:
     effects: list[KRaftBrokerEffect] = []
     broker_id, image, replicas = core.config.broker_id, core._image, core._replicas
     for key in touched:
-        effects += reconcile(replicas, key, wanted(broker_id, image.partition(*key)))
+        want = wanted(broker_id, image.partition(*key))
+        if want is not None or key in replicas:  # else: neither held nor to hold
+            effects += reconcile(replicas, key, want)
     alter_partition.forget_stale(core, touched)
     return effects
 

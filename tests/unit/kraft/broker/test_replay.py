@@ -169,3 +169,13 @@ def test_a_copy_is_independent_and_behaves_the_same() -> None:
     assert twin.replica(T2, 0) is not None and twin.state is core.state
     assert twin.handle(fetch) == effects
     assert twin.image == core.image and twin.replicas() == core.replicas()
+
+
+def test_replica_counts_follow_the_replicas() -> None:
+    core, _ = running()
+    assert core.replica_counts() == (3, 1)  # leads t1-0, follows t1-1 and t2-0
+    core.handle(MetadataFetched(12, (PartitionChangeRecord(1, T1, leader=1),
+                                     PartitionChangeRecord(0, T2, leader=1))))
+    assert core.replica_counts() == (3, 3)
+    core.handle(MetadataFetched(14, (RemoveTopicRecord(T2),)))
+    assert core.replica_counts() == (2, 2)
