@@ -25,7 +25,13 @@ Timed, CPU (``time.process_time``), best of ``--repeat``, per broker:
   ``ReplicaDirs.apply`` with its writer thread, whose file writes are switched off here: the
   event thread's part is deciding and queueing them);
 * **publish**: the shell's status after the event (``BrokerShell._publish``: replica counts
-  once per metadata offset) and the ISR expander's ``scan`` the batch wakes.
+  once per metadata offset) and the ISR expander's scan in the round the batch wakes
+  (``isr_changes.IncrementalScan``, the last round before the batch; in a tree without it,
+  ``scan`` of every replica);
+* **files (writer)**, not in the total: what the replica directories' writer thread then
+  does on its own, after the burst (``ReplicaDirs.apply`` writing in place: each
+  ``replica.properties`` rewritten, a state-change line each, to a file at INFO), under
+  ``/dev/shm`` as the real benchmarks' brokers.
 
 Broker 4 takes 3,333 of the leaderships (and holds 100,000 replicas); broker 7 holds
 nothing (its image only). The collector runs with the node's thresholds
@@ -41,6 +47,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import logging
 import os
 import platform
 import sys
@@ -56,9 +63,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _kraft_cluster_bench import Layout  # noqa: E402
 
+from adapters.cli.log_options import LOG_FORMAT  # noqa: E402
 from adapters.kraft_broker.broker_shell import BrokerPort, BrokerShell  # noqa: E402
 from adapters.kraft_broker.isr_expander import scan  # noqa: E402
 from adapters.kraft_broker.replica_dirs import ReplicaDirs  # noqa: E402
+
+try:
+    from adapters.kraft_broker.isr_changes import ChangeLog, IncrementalScan
+except ImportError:  # a tree before the incremental scan (the "before" runs)
+    ChangeLog = IncrementalScan = None  # type: ignore[assignment,misc]
 from adapters.raft_log import BYTES  # noqa: E402
 from adapters.raft_log.batch_format import encode_batch, read_header  # noqa: E402
 from adapters.raft_log.batches import decode as decode_batch  # noqa: E402
@@ -141,7 +154,7 @@ def endpoint(broker: int) -> tuple[BrokerEndpoint, ...]:
     return (BrokerEndpoint("PLAINTEXT", "127.0.0.1", 9000 + broker),)
 
 
-def build_cluster(kind: str) -> tuple[list[Any], int, tuple[Any, ...], dict[int, int]]:
+def build_cluster(kind: str, topics: int = TOPICS) -> tuple[list[Any], int, tuple[Any, ...], dict[int, int]]:
     """The log before the batch, the batch's base offset, its records, the brokers' epochs."""
     c = Controller()
     layout = Layout(BROKERS)
@@ -151,7 +164,7 @@ def build_cluster(kind: str) -> tuple[list[Any], int, tuple[Any, ...], dict[int,
         assert answer.error == ErrorCode.NONE, answer
     for b in range(1, BROKERS + 1):
         assert not c.heartbeat(b).is_fenced
-    for t in range(TOPICS):
+    for t in range(topics):
         topic = rq.CreatableTopic(f"t{t:05d}", assignments=tuple(
             (p, layout.replicas(t * PARTITIONS + p)) for p in range(PARTITIONS)))
         answer = c.ask(rq.CreateTopicsRequest((topic,), (uuid_of(1_000_000 + t),)))
@@ -202,6 +215,16 @@ def _no_files(item: Any) -> None:
     """The writer thread's part, switched off: the event thread's is timed."""
 
 
+def state_change_log(directory: Path) -> None:
+    """The state-change log at INFO in a file, as a node writes it (the writer's lines)."""
+    handler = logging.FileHandler(directory / "state-change.log", encoding="utf-8")
+    handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    logger = logging.getLogger("kcontrol.broker.state.change")
+    logger.addHandler(handler)
+    logger.propagate = False
+    logger.setLevel(logging.INFO)
+
+
 def best(fn: Callable[[], Any], repeat: int, setup: Callable[[], Any] | None = None
          ) -> tuple[float, Any]:
     """Best CPU seconds of ``repeat`` calls of ``fn(setup())``; the last result."""
@@ -215,8 +238,9 @@ def best(fn: Callable[[], Any], repeat: int, setup: Callable[[], Any] | None = N
     return top, out
 
 
-def measure(kind: str, repeat: int, tmp: Path) -> dict[str, dict[str, float]]:
-    log, base, batch, epochs = build_cluster(kind)
+def measure(kind: str, repeat: int, tmp: Path, topics: int = TOPICS
+            ) -> dict[str, dict[str, float]]:
+    log, base, batch, epochs = build_cluster(kind, topics)
     raw = encode_batch(base, 1, [(None, encode_record(r)) for r in batch])
     print(f"# {kind}: {len(batch):,} records at offset {base:,}, {len(raw):,} bytes; "
           f"{len(log):,} records before", flush=True)
@@ -253,24 +277,41 @@ def measure_broker(broker: int, epoch: int, log: list[Any], base: int,
     t_effects, _ = best(carry_out, repeat)
     shell.replicas.flush()
 
-    def publish() -> None:
+    def round_before() -> Callable[[KRaftBroker], Any]:
+        """The ISR expander's scan as a round after the batch runs it: the incremental one,
+        having scanned the core before the batch, the batch's changes noted."""
+        if IncrementalScan is None:  # a tree before it: every round scans every replica
+            return scan
+        log = ChangeLog()
+        inc = IncrementalScan(log.take)
+        inc(core)
+        log.note(event)
+        return inc  # type: ignore[no-any-return]
+
+    def publish(scanner: Callable[[KRaftBroker], Any]) -> None:
         shell._counted = None  # the offset moved: counted again, as after the batch
         shell._publish()
-        scan(fresh)
+        scanner(fresh)
 
-    t_publish, _ = best(publish, repeat)
+    t_publish, _ = best(publish, repeat, setup=round_before)
+    files = ReplicaDirs(tmp / "files", broker, lambda tid: core.image.topics[tid].name)
+    for e in effects:  # the directories made first, as a running broker has them
+        files.apply(e)
+    t_files, _ = best(lambda: [files.apply(e) for e in effects], repeat)
     led = sum(1 for e in effects if type(e).__name__ == "BecomeLeader")
     print(f"# broker {broker}: {len(effects):,} effects ({led:,} BecomeLeader), "
           f"{shell.status.replicas:,} replicas, {shell.status.leaders:,} led", flush=True)
     shell.replicas.close()
     return {"decode": t_decode, "core": t_core, "effects": t_effects, "publish": t_publish,
-            "total": t_decode + t_core + t_effects + t_publish}
+            "total": t_decode + t_core + t_effects + t_publish, "files (writer)": t_files}
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--kinds", default="shutdown,fence")
+    ap.add_argument("--topics", type=int, default=TOPICS,
+                    help=f"topics of {PARTITIONS} partitions (a smaller cluster: a quick try)")
     ap.add_argument("--json", type=Path, help="write the figures here")
     ap.add_argument("--baseline", type=Path, help="a --json of an earlier run: ratios to it")
     args = ap.parse_args(argv)
@@ -283,9 +324,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# calibration sum(i*i for i in range(10**6)), best of 3: {cal0:.3f} s")
     results: dict[str, Any] = {}
     try:
-        with tempfile.TemporaryDirectory(prefix="bench-replay-") as tmp:
+        shm = "/dev/shm" if os.path.isdir("/dev/shm") else None  # as the real benchmarks
+        with tempfile.TemporaryDirectory(prefix="bench-replay-", dir=shm) as tmp:
+            state_change_log(Path(tmp))
             for kind in args.kinds.split(","):
-                results[kind] = measure(kind, args.repeat, Path(tmp))
+                results[kind] = measure(kind, args.repeat, Path(tmp), args.topics)
     finally:
         gc.set_threshold(*old)
     cal1 = calibration()

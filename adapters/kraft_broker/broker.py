@@ -40,6 +40,7 @@ from adapters.kraft_broker.client_listener import ClientListener
 from adapters.kraft_broker.controller_channel import ControllerChannel
 from adapters.kraft_broker.core_requests import CoreRequests, frame_request
 from adapters.kraft_broker.forwarding import Forwarder
+from adapters.kraft_broker.isr_changes import IncrementalScan
 from adapters.kraft_broker.isr_expander import IsrExpander
 from adapters.kraft_broker.local_feed import LocalMetadataFeed
 from adapters.kraft_broker.metrics import BrokerMetrics
@@ -144,7 +145,8 @@ class KRaftBrokerNode:
                                                     request_timeout_s, self.broker_id),
                                  self.replicas, on_exit=self._exited)
         if s.isr_expander_enable:
-            self.expander = IsrExpander(self.broker_id, self.shell.call, self._submit)
+            self.expander = IsrExpander(self.broker_id, self.shell.call, self._submit,
+                                        scanner=IncrementalScan(self.shell.changes.take))
             self.shell.on_image_change(self.expander.wake)
         for channel in channels.values():
             channel.start()

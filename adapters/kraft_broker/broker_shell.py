@@ -16,8 +16,9 @@ through ``KRaftBrokerDriver`` and carries out the effects in order (``BrokerPort
   and of the server log.
 
 After each item the core's notes (events it ignored, AlterPartition errors) are drained into
-the server log, and the listeners of ``on_image_change`` are called if the metadata offset
-moved or an AlterPartition was answered (the ISR expander's ``wake``).
+the server log, the partitions its metadata named are noted (``changes``, for the ISR
+expander's incremental scan), and the listeners of ``on_image_change`` are called if the
+metadata offset moved or an AlterPartition was answered (the ISR expander's ``wake``).
 
 Who puts what: the observer's thread puts committed metadata, the channel's thread the
 controller's answers, a signal handler ``SigTerm`` -- these wait while the queue is full
@@ -40,6 +41,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, Protocol
 
+from adapters.kraft_broker.isr_changes import ChangeLog
 from adapters.kraft_broker.replica_dirs import ReplicaDirs, ReplicaEffect
 from fsm.kraft.broker import KRaftBroker
 from fsm.kraft.broker.effects import (
@@ -124,6 +126,9 @@ class BrokerShell:
         self._cond = threading.Condition()
         self._status = BrokerStatus(core.broker_id)
         self._image_listeners: list[Callable[[], None]] = []
+        self.changes = ChangeLog()
+        """The partitions the metadata changed since the ISR expander last looked (its
+        ``IncrementalScan`` takes them, on this thread)."""
         self._counted: tuple[int, KRaftBrokerState] | None = None
         self._counts = (0, 0)
         self._running = False
@@ -248,6 +253,7 @@ class BrokerShell:
                     _run_call(item, self.core)
                 elif item is not None:
                     self.driver.process(item)
+                    self.changes.note(item)
                 self._fire_due()
                 self._publish(_answers_alter_partition(item))
         except Exception as exc:  # noqa: BLE001 -- halts the broker, never silently

@@ -15,7 +15,9 @@ Three parts:
   (same leader epoch and partition epoch: an AlterPartition answer ahead of its record waits
   for it), the ISR it would ask for: ``isr + joining``, joining = the replicas of the image
   (a reassignment's adding replicas included) not in the ISR whose broker may join. Also the
-  partitions with an AlterPartition in flight or a wish queued in the core (``busy``);
+  partitions with an AlterPartition in flight or a wish queued in the core (``busy``). The
+  broker's rounds use ``isr_changes.IncrementalScan``: the same answer, looking again only
+  at what changed since the last round (not 90,000 replicas after every metadata batch);
 * ``Chooser`` -- pure, on the expander's thread, with the time passed in: which of those to
   ask for now. A busy partition is never asked (the core keeps one AlterPartition in flight
   per partition; its lost requests it resends itself). A partition asked before is asked
@@ -115,18 +117,26 @@ def eligible_brokers(image: MetadataImage) -> frozenset[int]:
                      if not reg.fenced and not reg.in_controlled_shutdown)
 
 
-def scan(core: KRaftBroker) -> Scan:
-    """Read-only, on the core's event thread (see the module docstring)."""
+def busy_partitions(core: KRaftBroker) -> frozenset[PartitionKey]:
+    """The partitions with an AlterPartition in flight or a wish queued in the core."""
+    return frozenset(core.alter_partition_in_flight()) | frozenset(
+        k for k, _ in core.queued_isr_wishes())
+
+
+def scan(core: KRaftBroker, keys: Iterable[PartitionKey] | None = None) -> Scan:
+    """Read-only, on the core's event thread (see the module docstring). ``keys``: look at
+    these partitions only (``found`` and ``led`` then hold only them; ``isr_changes``)."""
     if core.state is not KRaftBrokerState.RUNNING or core.broker_epoch is None:
         return Scan(running=False)
     image = core.image
     eligible = eligible_brokers(image)
-    busy = frozenset(core.alter_partition_in_flight()) | frozenset(
-        k for k, _ in core.queued_isr_wishes())
+    busy = busy_partitions(core)
     found = {}
     led = {}
     me, topics, leader = core.broker_id, image.topics, Role.LEADER
-    for key, r in core.iter_replicas():  # unsorted: 90,000 replicas are not sorted each round
+    replicas = core.iter_replicas() if keys is None else (
+        (k, r) for k in keys if (r := core.replica(*k)) is not None)
+    for key, r in replicas:  # unsorted: 90,000 replicas are not sorted each round
         if r.role is not leader:
             continue
         led[key] = isr = r.isr
@@ -252,13 +262,17 @@ class IsrExpander:
     ``submit`` its ``submit``; ``wake`` after the image changed or an answer came."""
 
     def __init__(self, broker_id: int, read: Reader, submit: Callable[[object], bool], *,
-                 chooser: Chooser | None = None, interval_s: float = INTERVAL_S,
+                 chooser: Chooser | None = None,
+                 scanner: Callable[[KRaftBroker], Scan] = scan, interval_s: float = INTERVAL_S,
                  min_gap_s: float = MIN_GAP_S,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.broker_id = broker_id
         self.read = read
         self.submit = submit
         self.chooser = chooser or Chooser()
+        self.scanner = scanner
+        """What a round reads on the core's thread: ``scan``, or ``isr_changes``' scan of
+        only what changed."""
         self.interval_s = interval_s
         self.min_gap_s = min_gap_s
         self.clock = clock
@@ -302,7 +316,7 @@ class IsrExpander:
     def round(self) -> list[Expansion]:
         """One round: read the core, choose, ask; what was asked."""
         try:
-            s = self.read(scan).result(READ_TIMEOUT_S)
+            s = self.read(self.scanner).result(READ_TIMEOUT_S)
         except RuntimeError:  # the shell stopped or its queue is full: next round
             return []
         except TimeoutError:
