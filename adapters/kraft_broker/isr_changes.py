@@ -79,10 +79,12 @@ class IncrementalScan:
     def __call__(self, core: KRaftBroker) -> Scan:
         changed = self.changes()
         last, eligible = self._last, eligible_brokers(core.image)
-        if changed is None or not last.running or not eligible <= self._eligible:
+        keys = None if changed is None or not last.running or not eligible <= self._eligible \
+            else changed | last.found.keys() | last.busy | busy_partitions(core)
+        if keys is None or len(keys) >= core.replica_count:  # (or fewer replicas than keys)
             s = scan(core)
             self.full += 1
         else:
-            s = scan(core, changed | last.found.keys() | last.busy | busy_partitions(core))
+            s = scan(core, keys)
         self._last, self._eligible = s, eligible
         return s

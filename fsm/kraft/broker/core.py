@@ -184,6 +184,11 @@ class KRaftBroker:
         past the next event)."""
         return iter(self._replicas.items())
 
+    @property
+    def replica_count(self) -> int:
+        """How many local replicas (``len(replicas())``, without building it)."""
+        return len(self._replicas)
+
     def replica_counts(self) -> tuple[int, int]:
         """(replicas, of which this broker leads): ``replicas()`` counted, without sorting."""
         leaders = list(map(_LEADER_OF, self._replicas.values()))  # in C: 100,000 replicas

@@ -174,6 +174,7 @@ def test_a_copy_is_independent_and_behaves_the_same() -> None:
 def test_replica_counts_follow_the_replicas() -> None:
     core, _ = running()
     assert core.replica_counts() == (3, 1)  # leads t1-0, follows t1-1 and t2-0
+    assert core.replica_count == 3
     core.handle(MetadataFetched(12, (PartitionChangeRecord(1, T1, leader=1),
                                      PartitionChangeRecord(0, T2, leader=1))))
     assert core.replica_counts() == (3, 3)
