@@ -51,7 +51,8 @@ class Rig:
 
     def feed(self, event: Any) -> None:
         for e in self.core.handle(event):
-            if isinstance(e, SendToController):
+            if isinstance(e, SendToController) and \
+                    isinstance(e.request, rq.AlterPartitionRequest):  # (not heartbeats)
                 self.requests.append(e.request)
         self.log.note(event)
 
