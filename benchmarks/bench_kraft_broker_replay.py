@@ -298,9 +298,10 @@ def measure_broker(broker: int, epoch: int, log: list[Any], base: int,
 
     t_publish, _ = best(publish, repeat, setup=round_before)
     files = ReplicaDirs(tmp / "files", broker, lambda tid: core.image.topics[tid].name)
-    for e in effects:  # the directories made first, as a running broker has them
+    roles = [e for e in effects if hasattr(e, "partition_id")]  # (not the heartbeat sent)
+    for e in roles:  # the directories made first, as a running broker has them
         files.apply(e)
-    t_files, _ = best(lambda: [files.apply(e) for e in effects], repeat)
+    t_files, _ = best(lambda: [files.apply(e) for e in roles], repeat)
     led = sum(1 for e in effects if type(e).__name__ == "BecomeLeader")
     print(f"# broker {broker}: {len(effects):,} effects ({led:,} BecomeLeader), "
           f"{shell.status.replicas:,} replicas, {shell.status.leaders:,} led", flush=True)
