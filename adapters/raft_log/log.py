@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from adapters.raft_log import batches, quorum_state_file, snapshots
+from adapters.raft_log import batches, quorum_state_file, snapshot_image, snapshots
 from adapters.raft_log.batch_format import crc_matches, read_header
 from adapters.raft_log.errors import (
     BatchTooLarge,
@@ -40,6 +40,7 @@ from adapters.raft_log.errors import (
 from adapters.raft_log.recovery import IndexEntry, scan_segment
 from adapters.raft_log.segments import Segment, fsync_dir, parse_segment_name
 from adapters.raft_log.serde import METADATA, RecordSerde
+from fsm.kraft.image.image import MetadataImage
 from fsm.raft.log_summary import LogSummary, QuorumState
 from fsm.raft.messages import Batch, LeaderChange, OffsetAndEpoch
 
@@ -456,6 +457,20 @@ class MetadataLog:
         path = self._snapshot_path(snapshot_id)
         return snapshots.records_of(path.read_bytes(), snapshot_id, serde or self.serde,
                                     str(path), MAX_BATCH_BYTES_LIMIT)
+
+    def read_snapshot_image(self, snapshot_id: OffsetAndEpoch
+                            ) -> tuple[MetadataImage, int] | None:
+        """The snapshot's metadata records replayed into an image as they are read, and how
+        many there were: the fast load (``snapshot_image``), held to
+        ``image_from_records(read_snapshot(snapshot_id, serde=METADATA))``. None where that
+        path must decide (a snapshot the fast load does not take, or a bad one: then
+        ``read_snapshot`` reads it again, and names what is wrong)."""
+        path = self._snapshot_path(snapshot_id)
+        try:
+            return snapshot_image.load_image(path.read_bytes(), snapshot_id.epoch,
+                                             MAX_BATCH_BYTES_LIMIT)
+        except snapshot_image.NotFast:
+            return None
 
     def snapshot_size(self, snapshot_id: OffsetAndEpoch) -> int:
         return self._snapshot_path(snapshot_id).stat().st_size

@@ -316,9 +316,10 @@ class RaftNodeShell:
                 self._started()
 
     def _started(self) -> None:
-        """After ``Start``: a hosted controller has replayed the snapshot its log begins with
-        (read and decoded when the runner was made, ``port.read_snapshot``; replayed with
-        ``Start``). Said once, with the time since ``start()`` began."""
+        """After ``Start``: a hosted controller has loaded the snapshot its log begins with
+        (when the runner was made: built into an image as it was read,
+        ``port.read_snapshot_image``, or read and decoded, ``port.read_snapshot``, and
+        replayed with ``Start``). Said once, with the time since ``start()`` began."""
         snap = self._start_snapshot
         if snap is None or not self.hosts_controller:
             return

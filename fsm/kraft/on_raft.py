@@ -15,8 +15,10 @@ The two cores do not know each other. The glue turns what one says into what the
   (its own records, already in its image); a standby hears ``Replayed`` with the committed
   batches, read from the log through the port (control batches are Raft's own and skipped:
   they take offsets, so replayed batches may leave gaps).
-* A follower installs a snapshot fetched from the leader (``InstallSnapshot``) -> the
-  controller hears ``SnapshotLoaded`` with the snapshot's records.
+* A follower installs a snapshot fetched from the leader (``InstallSnapshot``), or the node
+  restarts on a log that begins with a snapshot -> the controller hears ``SnapshotLoaded``
+  with the snapshot's image, if the shell builds it as it reads (``read_snapshot_image``),
+  else with its records.
 * The controller appends (``AppendRecords``) -> Raft hears ``ClientAppend`` at the same base
   offset and epoch (a record's offset is the log's: a broker's epoch is its registration's);
   over ``MAX_RECORDS_PER_BATCH`` records, several, at consecutive offsets.
@@ -49,7 +51,7 @@ from fsm.kraft.controller.events import (
 from fsm.kraft.controller.quorum_controller import QuorumController
 from fsm.kraft.driver import EFFECTS as CONTROLLER_EFFECTS
 from fsm.kraft.driver import MAX_EFFECTS
-from fsm.kraft.image import snapshot_records
+from fsm.kraft.image import MetadataImage, snapshot_records
 from fsm.raft.driver import EFFECTS as RAFT_EFFECTS
 from fsm.raft.effects import AppendRefused, HighWatermark, InstallSnapshot, RoleChanged
 from fsm.raft.events import ClientAppend, Received, SnapshotWritten, Start, TimerFired
@@ -85,6 +87,12 @@ class MetadataLogPort(Protocol):
 
     def read_snapshot(self, snapshot_id: OffsetAndEpoch) -> Sequence[Any]:
         """The metadata records of snapshot ``snapshot_id``."""
+
+    def read_snapshot_image(self, snapshot_id: OffsetAndEpoch) -> MetadataImage | None:
+        """The image the records of snapshot ``snapshot_id`` replay to, built as they are
+        read -- equal to ``image_from_records(read_snapshot(snapshot_id))`` -- or None (a
+        shell that does not, or a snapshot it leaves to ``read_snapshot``, which then names
+        any error)."""
 
     def write_snapshot(self, snapshot_id: OffsetAndEpoch, records: Sequence[Any]) -> None:
         """Write (durably) a snapshot of the committed prefix ending at ``snapshot_id``."""
@@ -187,8 +195,11 @@ class ControllerOnRaft:
         self.last_snapshot = e.snapshot_id.offset
 
     def _load_snapshot(self, snap: OffsetAndEpoch) -> None:
-        records = tuple(self.port.read_snapshot(snap))
-        self._queue.append(SnapshotLoaded(snap.offset, records))
+        image = self.port.read_snapshot_image(snap)
+        if image is None:
+            self._queue.append(SnapshotLoaded(snap.offset, tuple(self.port.read_snapshot(snap))))
+        else:
+            self._queue.append(SnapshotLoaded(snap.offset, (), image))
         self.applied, self.applied_epoch = snap.offset, snap.epoch
 
     def _maybe_snapshot(self) -> None:

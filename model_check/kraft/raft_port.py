@@ -94,5 +94,8 @@ class VoterPort(_ControllerPort):
             raise AssertionError(f"voter {self.i} has no snapshot {snapshot_id}")
         return log.snapshot
 
+    def read_snapshot_image(self, snapshot_id: OffsetAndEpoch) -> None:
+        return None  # the world's snapshots are records: the controller replays them
+
     def write_snapshot(self, snapshot_id: OffsetAndEpoch, records: Sequence[Any]) -> None:
         self.w.logs[self.i] = self.w.logs[self.i].with_snapshot(snapshot_id, tuple(records))

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fsm.kraft.image.image import MetadataImage
 
 
 # -- events ----------------------------------------------------------------------------------
@@ -63,10 +66,13 @@ class Replayed:
 class SnapshotLoaded:
     """A standby's log was replaced by a snapshot fetched from the leader (it was behind the
     leader's log start): the committed image is ``records`` (a snapshot's canonical records),
-    the last committed offset ``end_offset - 1``."""
+    the last committed offset ``end_offset - 1``. ``image``: the records already replayed,
+    when the shell built the image as it read the snapshot (``records`` then empty; a
+    controller node at 1,000,000 partitions, issue 26: no million records held at once)."""
 
     end_offset: int
     records: tuple[Any, ...]
+    image: MetadataImage | None = None
 
 
 # -- effects ---------------------------------------------------------------------------------

@@ -201,7 +201,7 @@ class QuorumController:
         """A standby whose log was replaced by the leader's snapshot starts over from it."""
         if self.active:
             raise ValueError("the active controller never loads a snapshot over its image")
-        self.committed = image_from_records(e.records)
+        self.committed = e.image if e.image is not None else image_from_records(e.records)
         self.image = self.committed
         self.committed_offset = e.end_offset - 1
         self.next_offset = e.end_offset

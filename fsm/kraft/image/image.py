@@ -8,7 +8,7 @@ independent one (partitions and registrations are immutable values and are share
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,6 +82,26 @@ class MetadataImage:
             if handler is None:
                 raise ImageError(r, "not a metadata record")
             handler(self, r)
+
+    def apply_partitions(self, topic_id: Uuid, partition_ids: Sequence[int],
+                         replicas: Sequence[Replicas], isrs: Sequence[Replicas],
+                         removing: Sequence[Replicas], adding: Sequence[Replicas],
+                         leaders: Sequence[int], leader_epochs: Sequence[int],
+                         partition_epochs: Sequence[int]) -> bool:
+        """``apply`` of ``PartitionRecord(partition_ids[k], topic_id, replicas[k], ...)`` for
+        every ``k`` in turn, given as columns (equal lengths) -- one topic's partitions as a
+        snapshot lists them, with no record built (a snapshot loader reads them so,
+        ``adapters.raft_log.snapshot_image``). False, and the image unchanged, if the topic is
+        unknown (``apply`` would raise ``ImageError`` on the first record)."""
+        t = self.topics.get(topic_id)
+        if t is None:
+            return False
+        intern = self._lists.setdefault
+        t.partitions.update(zip(partition_ids, map(
+            new_partition_image, list(map(intern, replicas, replicas)),
+            list(map(intern, isrs, isrs)), removing, adding, leaders, leader_epochs,
+            partition_epochs), strict=True))
+        return True
 
     # -- reading --------------------------------------------------------------------------
     def topic(self, name: str) -> TopicImage | None:

@@ -9,12 +9,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from fsm.errors import ErrorCode
 from fsm.kraft.controller import requests as rq
 from fsm.kraft.controller.config import QuorumControllerConfig
 from fsm.kraft.controller.events import ControllerRequest, MembershipChange, Reply
 from fsm.kraft.controller.quorum_controller import QuorumController
-from fsm.kraft.image import snapshot_records
+from fsm.kraft.image import MetadataImage, image_from_records, snapshot_records
 from fsm.kraft.on_raft import ControllerOnRaft
 from fsm.kraft.records.uuid import uuid_of
 from fsm.kraft.records.values import BrokerEndpoint, RegisterBrokerRecord
@@ -46,6 +48,13 @@ class GluePort(Port):
     def read_snapshot(self, snapshot_id: OffsetAndEpoch) -> tuple[Any, ...]:
         return self.c.metadata_snapshots[snapshot_id]
 
+    def read_snapshot_image(self, snapshot_id: OffsetAndEpoch) -> MetadataImage | None:
+        if not self.c.build_images:
+            return None
+        image = image_from_records(self.c.metadata_snapshots[snapshot_id])
+        self.c.images_built.append(image)
+        return image
+
     def write_snapshot(self, snapshot_id: OffsetAndEpoch, records: Any) -> None:
         d = self.disk
         entries = tuple(d.entry(o) for o in range(snapshot_id.offset))
@@ -55,9 +64,12 @@ class GluePort(Port):
 
 
 class ControllerCluster(Cluster):
-    def __init__(self, snapshot_every: int = 0) -> None:
+    def __init__(self, snapshot_every: int = 0, build_images: bool = False) -> None:
         super().__init__()
         self.snapshot_every = snapshot_every
+        self.build_images = build_images
+        """Whether the port builds a snapshot's image as a node's does (else: its records)."""
+        self.images_built: list[MetadataImage] = []
         self.glue: dict[int, ControllerOnRaft] = {}
         self.replies: list[tuple[int, Any, Any]] = []
         self.moves: list[tuple[int, int, str, str]] = []
@@ -172,8 +184,10 @@ def test_a_new_active_controller_takes_over_with_its_image_already_built() -> No
     assert all(9 in c.controller(n).committed.brokers for n in (1, 2, 3))
 
 
-def test_snapshots_are_written_every_n_records_and_a_lagging_voter_loads_one() -> None:
-    c = ControllerCluster(snapshot_every=2)
+@pytest.mark.parametrize("build_images", [False, True])
+def test_snapshots_are_written_every_n_records_and_a_lagging_voter_loads_one(
+        build_images: bool) -> None:
+    c = ControllerCluster(snapshot_every=2, build_images=build_images)
     c.start_all()
     c.elect(1)
     c.crash(3)
@@ -192,10 +206,14 @@ def test_snapshots_are_written_every_n_records_and_a_lagging_voter_loads_one() -
     assert set(c.controller(3).committed.brokers) == {7, 8, 9}
     assert snapshot_records(c.controller(3).committed) == \
         snapshot_records(c.controller(1).committed)
+    # the port's image, when it builds one, is the one the controller took (no replay)
+    assert any(i is c.controller(3).committed for i in c.images_built) == build_images
 
 
-def test_a_restarted_voter_starts_its_controller_from_its_latest_snapshot() -> None:
-    c = ControllerCluster(snapshot_every=1)
+@pytest.mark.parametrize("build_images", [False, True])
+def test_a_restarted_voter_starts_its_controller_from_its_latest_snapshot(
+        build_images: bool) -> None:
+    c = ControllerCluster(snapshot_every=1, build_images=build_images)
     c.start_all()
     c.elect(1)
     for b in (7, 8):
@@ -205,6 +223,9 @@ def test_a_restarted_voter_starts_its_controller_from_its_latest_snapshot() -> N
     c.crash(2)
     c.start(2)
     assert set(c.controller(2).committed.brokers) == {7, 8}
+    assert (c.images_built[-1:] == [c.controller(2).committed]) == build_images
+    if build_images:
+        assert c.images_built[-1] is c.controller(2).committed
 
 
 def test_a_long_append_goes_to_the_log_as_several_bounded_batches(monkeypatch: Any) -> None:

@@ -4,6 +4,7 @@ log's bytes when the log can give them."""
 
 from __future__ import annotations
 
+import gc
 import random
 from typing import Any
 
@@ -12,11 +13,12 @@ from adapters.raft_node.record_bytes import to_bytes, to_values
 from adapters.raft_node.shell import RaftNodeShell
 from adapters.raft_node.timers import Deadlines
 from fsm.errors import ErrorCode
+from fsm.kraft.image import image_from_records
 from fsm.kraft.records.codec import encode_record
 from fsm.kraft.records.values import ConfigRecord
 from fsm.raft.config import RaftConfig
 from fsm.raft.effects import AppendBatches, SendRecords
-from fsm.raft.messages import Batch, FetchResponse, LeaderChange
+from fsm.raft.messages import Batch, FetchResponse, LeaderChange, OffsetAndEpoch
 from tests.unit.raft_node.fakes import MemoryLog, MemoryTransport
 
 REC = ConfigRecord(2, "t", "k", "v")
@@ -63,3 +65,31 @@ def test_a_fetch_answer_carries_the_logs_bytes_when_it_can() -> None:
     port.send_records(SendRecords(3, empty, 1, 1, 8))  # nothing to send: no read
     assert transport.sent[-1] == (3, empty)
     assert [j for j in log.journal if j[0] == "read_bytes"] == [("read_bytes", 0, 1, 8)]
+
+
+class SnapshotImageLog(MemoryLog):
+    """A log whose fast snapshot load gives ``image`` (None: it leaves the snapshot to
+    ``read_snapshot``), noting whether the collector was on while it ran."""
+
+    def __init__(self, image: Any) -> None:
+        super().__init__([])
+        self.image = image
+        self.collector_on: list[bool] = []
+
+    def read_snapshot_image(self, snapshot_id: OffsetAndEpoch) -> Any:
+        self.collector_on.append(gc.isenabled())
+        return None if self.image is None else (self.image, 7)
+
+
+def test_the_snapshot_image_is_built_with_the_collector_paused() -> None:
+    image = image_from_records([REC])
+    log = SnapshotImageLog(image)
+    port, _ = port_over(log)
+    assert gc.isenabled()
+    assert port.read_snapshot_image(OffsetAndEpoch(5, 1)) is image
+    assert log.collector_on == [False] and gc.isenabled()  # paused through it, then back on
+    assert port.snapshot_read_s > 0
+    none = SnapshotImageLog(None)
+    port, _ = port_over(none)
+    assert port.read_snapshot_image(OffsetAndEpoch(5, 1)) is None
+    assert port_over(MemoryLog([]))[0].read_snapshot_image(OffsetAndEpoch(5, 1)) is None
