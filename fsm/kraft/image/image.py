@@ -13,7 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fsm.kraft.image.brokers import BrokerRegistration
-from fsm.kraft.image.partitions import PartitionImage, TopicImage, new_partition_image
+from fsm.kraft.image.partitions import (
+    PartitionImage,
+    TopicImage,
+    new_partition_image,
+    new_partition_images,
+)
 from fsm.kraft.records.uuid import Uuid, uuid_to_base64
 from fsm.kraft.records.values import (
     FENCE_CHANGE_FENCED,
@@ -97,10 +102,9 @@ class MetadataImage:
         if t is None:
             return False
         intern = self._lists.setdefault
-        t.partitions.update(zip(partition_ids, map(
-            new_partition_image, list(map(intern, replicas, replicas)),
-            list(map(intern, isrs, isrs)), removing, adding, leaders, leader_epochs,
-            partition_epochs), strict=True))
+        t.partitions.update(zip(partition_ids, new_partition_images(
+            list(map(intern, replicas, replicas)), list(map(intern, isrs, isrs)), removing,
+            adding, leaders, leader_epochs, partition_epochs), strict=True))
         return True
 
     # -- reading --------------------------------------------------------------------------

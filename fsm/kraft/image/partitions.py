@@ -7,8 +7,10 @@ ISR-only change carries the leader is the controller's decision, not replay's.""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
+from itertools import repeat
 from typing import Any
 
 from fsm.kraft.records.uuid import Uuid
@@ -90,6 +92,23 @@ def new_partition_image(replicas: Replicas, isr: Replicas, removing_replicas: Re
     _s[5](self, leader_epoch)
     _s[6](self, partition_epoch)
     return self  # type: ignore[no-any-return]
+
+
+def new_partition_images(replicas: Sequence[Replicas], isrs: Sequence[Replicas],
+                         removing: Sequence[Replicas], adding: Sequence[Replicas],
+                         leaders: Sequence[int], leader_epochs: Sequence[int],
+                         partition_epochs: Sequence[int]) -> list[PartitionImage]:
+    """``new_partition_image`` of each row of these columns (of one length), with no Python
+    call per image: the objects are made, then their slots set a column at a time through
+    the descriptors (``map`` runs the calls). The same immutable values, returned whole."""
+    columns = (replicas, isrs, removing, adding, leaders, leader_epochs, partition_epochs)
+    n = len(replicas)
+    if any(len(c) != n for c in columns):
+        raise ValueError(f"columns of lengths {[len(c) for c in columns]}")
+    images = list(map(object.__new__, repeat(PartitionImage, n)))
+    for setter, column in zip(_SET, columns, strict=True):
+        deque(map(setter, images, column), maxlen=0)
+    return images
 
 
 if len(_SET) != 7:

@@ -17,7 +17,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from records_strategies import record_of
 
-from fsm.kraft.image.partitions import PartitionImage, new_partition_image
+from fsm.kraft.image.partitions import PartitionImage, new_partition_image, new_partition_images
 from fsm.kraft.records.codec import (
     _LAYOUTS,
     _fast_partition,
@@ -190,3 +190,19 @@ def test_new_partition_image_is_the_constructor(fields: tuple[Any, ...]) -> None
     assert type(built) is PartitionImage
     with pytest.raises(dataclasses.FrozenInstanceError):
         built.leader = 3  # type: ignore[misc]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(SMALL_LIST, SMALL_LIST, SMALL_LIST, SMALL_LIST, INT32, INT32, INT32),
+                max_size=20))
+def test_new_partition_images_is_the_constructor_row_by_row(rows: list[tuple[Any, ...]]
+                                                             ) -> None:
+    columns = [tuple(c) for c in zip(*rows, strict=True)] if rows else [()] * 7
+    built = new_partition_images(*columns)
+    assert built == [PartitionImage(*row) for row in rows]
+    assert all(type(b) is PartitionImage for b in built)
+    if built:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            built[0].leader = 3  # type: ignore[misc]
+        with pytest.raises(ValueError, match="lengths"):  # a short column leaves none half-made
+            new_partition_images(*columns[:6], columns[6][:-1])
