@@ -103,7 +103,7 @@ def big_topics(draw: st.DrawFn) -> list[Any]:
     return out
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(big_topics(), BATCH_SIZES)
 def test_equal_images_on_large_topics(records: list[Any], per_batch: int) -> None:
     data = snapshot_bytes(records, per_batch)
@@ -112,7 +112,7 @@ def test_equal_images_on_large_topics(records: list[Any], per_batch: int) -> Non
     assert image == image_from_records(records)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(valid_logs(), BATCH_SIZES)
 def test_equal_images_on_snapshots_of_valid_logs(log: list[Any], per_batch: int) -> None:
     records = snapshot_records(image_from_records(log))
@@ -173,7 +173,7 @@ def mutated_snapshots(draw: st.DrawFn) -> bytes:
     return with_good_crcs(raw) if draw(st.integers(0, 4)) else bytes(raw)  # mostly past the CRC
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(mutated_snapshots())
 def test_mutated_snapshots_never_answer_differently(data: bytes) -> None:
     consistent(data)
