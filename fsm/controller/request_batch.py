@@ -13,10 +13,13 @@ the order in which the state was built.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from itertools import chain
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from fsm.effects import SendRequest
+from fsm.request_builders import new_leader_and_isr_partition, new_update_metadata_partition
 from fsm.requests import (
     LeaderAndIsrPartition,
     LeaderAndIsrRequest,
@@ -73,29 +76,36 @@ class RequestBatch:
         live = ctx.live
         states = ctx.states
         assignment = ctx.assignment
+        to_delete = ctx.to_delete
         out: list[SendRequest] = []
         brokers = tuple(live[b] for b in sorted(live))
 
-        # LeaderAndIsr: each partition's entry built once, shared by all its brokers.
-        per_broker: dict[int, list[dict[TopicPartition, None]]] = {}
+        # LeaderAndIsr: each broker's partitions as groups (the dicts of ``lai``, and for the
+        # brokers of ``lai_full`` the partitions of each replica tuple they are in), each
+        # partition's entry built once, shared by all its brokers.
+        per_broker: dict[int, list[Iterable[TopicPartition]]] = {}
         for reps, tps in self.lai.items():
             for b in reps:
                 per_broker.setdefault(b, []).append(tps)
-        to_delete = ctx.to_delete
-        for b in self.lai_full:
-            per_broker.setdefault(b, []).append(
-                dict.fromkeys(tp for tp, reps in assignment.items()
-                              if b in reps and tp[0] not in to_delete))
-        lai_parts: dict[TopicPartition, LeaderAndIsrPartition] = {}
+        if self.lai_full:
+            for reps, tps in _by_replicas(assignment, to_delete).items():
+                for b in dict.fromkeys(reps):
+                    if b in self.lai_full:
+                        per_broker.setdefault(b, []).append(tps)
         wanted: dict[TopicPartition, None] = {}
+        seen: set[int] = set()  # groups are shared by their brokers: each taken once
         for b, groups in per_broker.items():
             if b in live:
                 for tps in groups:
-                    wanted.update(tps)
+                    if id(tps) not in seen:
+                        seen.add(id(tps))
+                        wanted.update(dict.fromkeys(tps))
+        lai_parts: dict[TopicPartition, LeaderAndIsrPartition] = {}
         um_all = bool(self.um or self.um_all_partitions_to or self.um_everyone)
         offline_of: dict[tuple[int, ...], tuple[int, ...]] = {}
 
-        def build(tps: list[TopicPartition], um: bool) -> tuple[UpdateMetadataPartition, ...]:
+        def build(tps: Iterable[TopicPartition], um: bool
+                  ) -> tuple[UpdateMetadataPartition, ...]:
             """UpdateMetadata entries for ``tps`` (when ``um``), and the LeaderAndIsr entries
             of the wanted ones among them, in one pass (one lookup per partition)."""
             parts = []
@@ -107,7 +117,7 @@ class RequestBatch:
                     continue
                 li = st.leader_and_isr
                 if tp in wanted and tp not in lai_parts:
-                    lai_parts[tp] = LeaderAndIsrPartition(
+                    lai_parts[tp] = new_leader_and_isr_partition(
                         tp[0], tp[1], li.controller_epoch, li.leader, li.leader_epoch, li.isr,
                         st.version, replicas)
                 if um:
@@ -115,23 +125,28 @@ class RequestBatch:
                     if offline is None:
                         offline = offline_of[replicas] = tuple(
                             r for r in replicas if r not in live)
-                    append(UpdateMetadataPartition(
+                    append(new_update_metadata_partition(
                         tp[0], tp[1], li.controller_epoch,
                         LEADER_DURING_DELETE if tp[0] in to_delete else li.leader,
                         li.leader_epoch, li.isr, st.version, replicas, offline))
             return tuple(parts)
 
         common = build(sorted(self.um), True) if um_all and self.um else ()
+        # UpdateMetadata with every partition, for the live brokers of um_all_partitions_to
+        # (failover, a broker that joined): built before the rest of the LeaderAndIsr
+        # entries, so the one pass builds those too.
+        full: tuple[UpdateMetadataPartition, ...] | None = None
+        if um_all and not self.um_all_partitions_to.isdisjoint(live):
+            if len(self.um) == len(states) and self.um.keys() == states.keys():
+                full = common  # every partition is announced anyway
+            else:
+                full = build(sorted(states), True)
         build([tp for tp in wanted if tp not in lai_parts], False)
         for b in sorted(per_broker):
             if b not in live:
                 continue
             groups = per_broker[b]
-            tps = groups[0]
-            if len(groups) > 1:
-                tps = {}
-                for g in groups:
-                    tps.update(g)  # sorted runs, deduplicated: sorted() merges the runs
+            tps = groups[0] if len(groups) == 1 else dict.fromkeys(chain.from_iterable(groups))
             parts = tuple(filter(None, map(lai_parts.get, sorted(tps))))
             if not parts:
                 continue
@@ -142,17 +157,8 @@ class RequestBatch:
 
         # UpdateMetadata: one tuple of entries shared by every broker it goes to.
         if um_all:
-            full: tuple[UpdateMetadataPartition, ...] | None = None
             for b in sorted(live):
-                if b in self.um_all_partitions_to:
-                    if full is None:
-                        if len(self.um) == len(states) and self.um.keys() == states.keys():
-                            full = common  # every partition is announced anyway
-                        else:
-                            full = build(sorted(states), True)
-                    parts = full
-                else:
-                    parts = common
+                parts = full if b in self.um_all_partitions_to else common  # type: ignore[assignment]
                 if not parts and not self.um_everyone:
                     continue
                 out.append(SendRequest(b, UpdateMetadataRequest(
@@ -163,3 +169,21 @@ class RequestBatch:
             out.append(SendRequest(b, StopReplicaRequest(
                 controller_id, epoch, live[b].epoch, delete, tuple(sorted(self.stop[(b, delete)])))))
         return out
+
+
+def _by_replicas(assignment: dict[TopicPartition, tuple[int, ...]], to_delete: set[str]
+                 ) -> dict[tuple[int, ...], list[TopicPartition]]:
+    """The partitions (not of a topic being deleted) of each replica tuple, in the
+    assignment's order: one pass over the partitions, where asking every broker of a full
+    LeaderAndIsr for its own took one pass per broker (30 over 1,000,000 partitions)."""
+    out: dict[tuple[int, ...], list[TopicPartition]] = {}
+    get = out.get
+    for tp, reps in assignment.items():
+        if to_delete and tp[0] in to_delete:
+            continue
+        group = get(reps)
+        if group is None:
+            out[reps] = [tp]
+        else:
+            group.append(tp)
+    return out
