@@ -42,9 +42,11 @@ Not moves (the core must not call ``check`` for them; no record is written):
 * ``UnregisterBroker`` of a broker that is not registered (the seed answers NONE): no record.
 
 Re-registration is a move even when the state stays FENCED: a ``BrokerRegistrationRequest``
-(a new incarnation id once the old one's lease is gone, or the same one resent after a lost
-response) writes a new ``RegisterBrokerRecord`` with a new, higher broker epoch, and a
-registration is always fenced. So FENCED -> FENCED is declared, and ACTIVE and
+of a new incarnation id once the old one has no valid session (it is fenced -- by its lease,
+at its wish, or at the end of its controlled shutdown -- or its lease is gone) writes a new
+``RegisterBrokerRecord`` with a new, higher broker epoch, and a registration is always
+fenced. (The same incarnation resent after a lost answer gets its epoch back and writes
+nothing.) So FENCED -> FENCED is declared, and ACTIVE and
 CONTROLLED_SHUTDOWN fall back to FENCED on it. No state reaches ACTIVE or CONTROLLED_SHUTDOWN
 without going through FENCED: unfencing needs a heartbeat caught up with the registration.
 """
@@ -74,7 +76,7 @@ MEMBERSHIP_TABLE: TransitionTable[BrokerMembership] = table(
             _M.FENCED,  # BrokerRegistration: RegisterBrokerRecord, new epoch, fenced
         ],
         _M.FENCED: [
-            _M.FENCED,  # re-registration (new incarnation past the lease, or a resend): new epoch
+            _M.FENCED,  # re-registration (a new incarnation: a fenced one has no session): new epoch
             _M.ACTIVE,  # heartbeat WantFence=false, metadata offset >= its registration record's
             _M.UNREGISTERED,  # UnregisterBroker: UnregisterBrokerRecord
         ],

@@ -1,6 +1,6 @@
 """What a KRaft run reached, against what there is to reach: every move of the two KRaft
 tables, every request the quorum controller handles, every record type it writes for seed
-004's protocol. Not expected: the lifecycle table's moves into NOT_RUNNING (a crash, or the
+004's protocol, every way it decides a new incarnation's registration. Not expected: the lifecycle table's moves into NOT_RUNNING (a crash, or the
 process ending after SHUTTING_DOWN: the process vanishes, no core code runs, no move is
 logged) and RUNNING -> SHUTTING_DOWN (only with ``controlled.shutdown.enable=false``, which
 the world's brokers do not set; the broker core's unit tests take it). Every event the
@@ -12,8 +12,16 @@ from __future__ import annotations
 
 from fsm.kraft.broker.core import HANDLED_EVENTS
 from fsm.kraft.broker_lifecycle_states import KRAFT_BROKER_TABLE, KRaftBrokerState
+from fsm.kraft.controller.brokers import REGISTRATION_REASONS
 from fsm.kraft.controller.handlers import HANDLERS
 from fsm.kraft.membership_states import MEMBERSHIP_TABLE
+
+REGISTRATION_DECISIONS = (*REGISTRATION_REASONS, "refused: DUPLICATE_BROKER_REGISTRATION")
+"""How the controller decides a BrokerRegistration of a new incarnation: a first registration,
+one replacing an incarnation whose lease ran out, one replacing a fenced incarnation whose
+lease still runs (a restart right after a controlled shutdown: ``kraft-restart``), and the
+refusal while the old one has a valid session. (A retry of the same incarnation writes
+nothing; other refusals need a wrong cluster id or features, which no world broker sends.)"""
 
 RECORDS = ("RegisterBrokerRecord", "UnregisterBrokerRecord", "TopicRecord", "PartitionRecord",
            "PartitionChangeRecord", "FenceBrokerRecord", "UnfenceBrokerRecord",
@@ -29,6 +37,7 @@ def expected() -> set[tuple[str, ...]]:
     out |= {("request", t.__name__) for t in HANDLERS}
     out |= {("record", r) for r in RECORDS}
     out |= {("broker-event", e) for e in HANDLED_EVENTS if e != "MetadataRequest"}
+    out |= {("kraft-registration", r) for r in REGISTRATION_DECISIONS}
     return out
 
 
@@ -40,6 +49,6 @@ def lines(reached: set[tuple[str, ...]]) -> list[str]:
     want = expected()
     got = want & reached
     out = [f"coverage: {len(got)} of {len(want)} (table moves, requests handled, records "
-           f"written, broker events handled)"]
+           f"written, broker events handled, registration decisions)"]
     out += ["  not reached: " + " ".join(item) for item in sorted(want - reached)]
     return out

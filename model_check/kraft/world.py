@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fsm.errors import ErrorCode
 from fsm.kraft.broker.config import KRaftBrokerConfig
 from fsm.kraft.broker.core import KRaftBroker
 from fsm.kraft.broker.effects import Exit, ScheduleHeartbeat, SendToController
@@ -47,6 +48,7 @@ from fsm.kraft.broker.replicas import Role
 from fsm.kraft.broker_driver import KRaftBrokerDriver
 from fsm.kraft.broker_lifecycle_states import KRaftBrokerState
 from fsm.kraft.controller import requests as rq
+from fsm.kraft.controller.brokers import REGISTRATION_REASONS
 from fsm.kraft.controller.config import QuorumControllerConfig
 from fsm.kraft.controller.events import (
     AppendRecords,
@@ -489,6 +491,9 @@ class _ControllerPort:
             return
         if kind == "setup":
             return
+        if isinstance(e.response, rq.BrokerRegistrationResponse) and \
+                e.response.error == ErrorCode.DUPLICATE_BROKER_REGISTRATION:
+            w._reach("kraft-registration", "refused: DUPLICATE_BROKER_REGISTRATION")
         queue = w.to_broker[who] + ((rest[0], e.response),)
         if len(queue) > MAX_QUEUE:
             raise AssertionError(f"{len(queue)} answers queued to broker {who}")
@@ -496,6 +501,8 @@ class _ControllerPort:
 
     def membership_changed(self, e: MembershipChange) -> None:
         self.w._reach("kraft-broker-membership", e.source, e.target)
+        if e.reason in REGISTRATION_REASONS:
+            self.w._reach("kraft-registration", e.reason)
         self.w.membership_moves = (self.w.membership_moves + ((e.broker_id, e.source,
                                                                 e.target),))[-4:]
 

@@ -5,7 +5,11 @@ Management").
 * **Registration**: the broker epoch is the offset its ``RegisterBrokerRecord`` takes, so it
   is above every earlier epoch of that id. The same incarnation id again is a retry of a lost
   answer: the same epoch, nothing appended. Another incarnation while the old one still has a
-  live session is ``DUPLICATE_BROKER_REGISTRATION``. A new registration is fenced.
+  valid session -- unfenced and its lease running (``ctl.has_live_session``, Kafka's
+  ``BrokerHeartbeatManager.hasValidSession`` as ``ClusterControlManager.registerBroker``
+  asks it) -- is ``DUPLICATE_BROKER_REGISTRATION``. A fenced one has no session: a broker
+  restarted right after its controlled shutdown (which fenced it) registers at once, its
+  lease notwithstanding. A new registration is fenced.
 * **Heartbeat**: renews the lease. A fenced broker is unfenced once it does not want to be
   fenced and has replayed the metadata up to its own registration record (Kafka's
   caught-up test: ``current_metadata_offset >= broker epoch``).
@@ -129,10 +133,26 @@ def register(ctl: QuorumController, token: Hashable, r: BrokerRegistrationReques
     epoch = ctl.next_offset + len(records)
     records.append(RegisterBrokerRecord(r.broker_id, r.incarnation_id, epoch, r.listeners,
                                         r.features, r.rack, fenced=True))
-    ctl.append(records, "registration")
+    ctl.append(records, _registration_reason(ctl, old, r.broker_id))
     _forget(ctl, r.broker_id)
     ctl.touch(r.broker_id)
     ctl.reply(token, BrokerRegistrationResponse(ErrorCode.NONE, epoch))
+
+
+REGISTERED = "registration"
+REPLACES_ENDED = "registration: a new incarnation; the old one's lease ran out"
+REPLACES_FENCED = "registration: a new incarnation; the old one fenced, its lease still running"
+REGISTRATION_REASONS = (REGISTERED, REPLACES_ENDED, REPLACES_FENCED)
+"""The reasons a ``RegisterBrokerRecord`` is written with (the state-change log's, and the
+checker's coverage: ``model_check.kraft.coverage``)."""
+
+
+def _registration_reason(ctl: QuorumController, old: Any, broker: int) -> str:
+    if old is None:
+        return REGISTERED
+    deadline = ctl.leases.get(broker)
+    return REPLACES_FENCED if deadline is not None and ctl.now_ms < deadline \
+        else REPLACES_ENDED
 
 
 def heartbeat(ctl: QuorumController, token: Hashable, r: BrokerHeartbeatRequest) -> None:

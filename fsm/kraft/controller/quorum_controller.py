@@ -105,6 +105,14 @@ class QuorumController:
         return reg is not None and not reg.fenced and not reg.in_controlled_shutdown
 
     def has_live_session(self, broker_id: int) -> bool:
+        """Registered, unfenced (in the future image) and its lease still running: Kafka's
+        valid session (``BrokerHeartbeatManager.hasValidSession``: false for a fenced broker,
+        else the last contact within the session timeout). A fenced broker -- one that
+        finished its controlled shutdown, or was fenced by its lease or at its wish -- has
+        none, however long its lease would still run."""
+        reg = self.image.brokers.get(broker_id)
+        if reg is None or reg.fenced:
+            return False
         deadline = self.leases.get(broker_id)
         return deadline is not None and self.now_ms < deadline
 

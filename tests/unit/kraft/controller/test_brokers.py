@@ -6,14 +6,17 @@ from typing import Any
 
 from fsm.errors import ErrorCode
 from fsm.kraft.controller import requests as rq
-from fsm.kraft.controller.events import LeadershipGained
+from fsm.kraft.controller.brokers import REPLACES_FENCED
+from fsm.kraft.controller.events import LeadershipGained, MembershipChange
 from fsm.kraft.membership_states import BrokerMembership as M
+from fsm.kraft.records.uuid import uuid_of
 from fsm.kraft.records.values import (
     FENCE_CHANGE_FENCED,
     BrokerFeature,
     BrokerRegistrationChangeRecord,
     FeatureLevelRecord,
     FenceBrokerRecord,
+    PartitionChangeRecord,
     RegisterBrokerRecord,
 )
 from tests.unit.kraft.controller.harness import CLUSTER, Harness
@@ -41,11 +44,27 @@ def test_a_retried_registration_gets_the_same_epoch_and_appends_nothing() -> Non
     assert len(h.log) == length
 
 
-def test_another_incarnation_with_a_live_session_is_a_duplicate() -> None:
+def test_another_incarnation_while_the_old_one_is_unfenced_with_its_lease_is_a_duplicate(
+) -> None:
     h = Harness()
-    h.register(1)
+    h.start_brokers(1)
     h.tick(5_000)
+    length = len(h.log)
     assert h.register(1, incarnation=2).error == ErrorCode.DUPLICATE_BROKER_REGISTRATION
+    assert len(h.log) == length, "a refusal writes nothing"
+    assert h.ctl.membership(1) is M.ACTIVE
+
+
+def test_another_incarnation_replaces_a_fenced_one_whose_lease_still_runs() -> None:
+    """Kafka's ``BrokerHeartbeatManager.hasValidSession`` is false for a fenced broker: a
+    registration that is still fenced (not caught up yet) has no session to defend."""
+    h = Harness()
+    first = h.register(1).broker_epoch
+    h.tick(5_000)
+    assert h.ctl.leases[1] > h.ctl.now_ms
+    second = h.register(1, incarnation=2)
+    assert second.error == ErrorCode.NONE and second.broker_epoch > first
+    assert h.ctl.registration(1).incarnation_id == uuid_of(2)
 
 
 def test_wrong_cluster_and_unsupported_features_are_refused() -> None:
@@ -246,3 +265,68 @@ def test_re_registration_of_an_active_broker_fences_its_old_incarnation() -> Non
     assert h2.register(1, incarnation=5).error == ErrorCode.NONE
     assert h2.ctl.membership(1) is M.FENCED
     assert h2.partition("t").leader == 2
+
+
+def _shut_down_cleanly(h: Harness, broker: int) -> None:
+    """``broker``'s two-step controlled shutdown to its end: told to shut down, fenced."""
+    _beat(h, broker, want_shut_down=True)
+    h.commit()
+    for b in h.ctl.image.brokers:
+        if b != broker:
+            _beat(h, b)
+    h.commit()
+    token = _beat(h, broker, want_shut_down=True)
+    h.commit()
+    assert h.replies.pop(token).should_shut_down
+    h.replies.clear()
+
+
+def test_a_broker_restarted_right_after_its_controlled_shutdown_registers_at_once() -> None:
+    h = _three_brokers_broker_1_leading()
+    token = h.send(rq.CreateTopicsRequest((rq.CreatableTopic("solo", 1, 1, ((0, (1,)),)),),
+                                          (b"\x0a" * 16,)))
+    h.commit()
+    assert h.replies.pop(token).topics[0].error == ErrorCode.NONE
+    old = h.ctl.registration(1)
+    _shut_down_cleanly(h, 1)
+    assert h.ctl.committed.brokers[1].fenced
+    assert h.ctl.leases[1] > h.ctl.now_ms, "its lease still runs"
+    solo = h.ctl.committed.topic("solo").partitions[0]
+    assert (solo.leader, solo.isr) == (-1, (1,)), "the last replica standing, leaderless"
+    before = len(h.log)
+    h.effects.clear()
+    token = h.send(rq.BrokerRegistrationRequest(1, CLUSTER, b"\x77" * 16))
+    h.commit()
+    answer = h.replies.pop(token)
+    assert answer.error == ErrorCode.NONE
+    assert answer.broker_epoch > old.epoch
+    # the old incarnation handed its partitions over when it was fenced: only the
+    # registration is written, and nothing it no longer has is taken from it again
+    assert h.log[before:] == [h.log[answer.broker_epoch]]
+    assert isinstance(h.log[answer.broker_epoch], RegisterBrokerRecord)
+    assert [(e.source, e.target, e.reason) for e in h.effects
+            if isinstance(e, MembershipChange)] == [("fenced", "fenced", REPLACES_FENCED)]
+    t = h.ctl.committed.topic("t").partitions[0]
+    assert t.leader in (2, 3) and 1 not in t.isr
+    assert h.ctl.membership(1) is M.FENCED
+    # the old incarnation's epoch is stale; the new one is unfenced once caught up and
+    # leads again where it is the last replica standing
+    stale = h.ask(rq.BrokerHeartbeatRequest(1, old.epoch, len(h.log) - 1, False))
+    assert stale.error == ErrorCode.STALE_BROKER_EPOCH
+    token = _beat(h, 1)
+    h.commit()
+    assert not h.replies.pop(token).is_fenced
+    assert h.ctl.membership(1) is M.ACTIVE
+    assert h.ctl.committed.topic("solo").partitions[0].leader == 1
+    assert any(isinstance(r, PartitionChangeRecord) for r in h.log[answer.broker_epoch + 1:])
+
+
+def test_a_broker_between_the_two_steps_of_its_shutdown_still_has_a_session() -> None:
+    h = _three_brokers_broker_1_leading()
+    _beat(h, 1, want_shut_down=True)
+    h.commit()
+    assert h.ctl.membership(1) is M.CONTROLLED_SHUTDOWN
+    length = len(h.log)
+    token = h.send(rq.BrokerRegistrationRequest(1, CLUSTER, b"\x77" * 16))
+    assert h.replies.pop(token).error == ErrorCode.DUPLICATE_BROKER_REGISTRATION
+    assert len(h.log) == length

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from fsm.kraft.controller.brokers import REPLACES_FENCED
 from model_check.kraft import coverage
 from model_check.kraft.mutants import KRAFT_MUTANTS, patched
 from model_check.kraft.scenario import KRaftScenarioError, load_kraft, names
@@ -14,7 +15,7 @@ from model_check.kraft.walk import walks
 from model_check.kraft.world import KRaftWorld
 
 QUICK_DEPTH = {"kraft-smoke": 8, "kraft-startup": 8, "kraft-standard": 6, "kraft-isr": 7,
-               "kraft-admin": 4, "kraft-failover": 4, "kraft-snapshot": 6}
+               "kraft-admin": 4, "kraft-failover": 4, "kraft-snapshot": 6, "kraft-restart": 8}
 
 
 def test_the_shipped_set_is_known() -> None:
@@ -46,6 +47,19 @@ def test_the_shipped_set_reaches_every_move_request_and_record() -> None:
             result = walks(load_kraft(name), 8000, seed, reached=reached)
             assert result.violation is None, (name, seed, result.violation)
     assert coverage.unreached(reached) == []
+
+
+def test_kraft_restart_re_registers_a_fenced_broker_whose_lease_still_runs() -> None:
+    """SIGTERM to broker 2, which leads u-0; its controlled shutdown moves the leadership
+    (delivered, committed), broker 1 replays the move and reports it, broker 2's next
+    heartbeat fences it and is answered should_shut_down (it exits); restarted, its new
+    incarnation's registration is accepted at once: 12 steps. With the lease alone deciding
+    (before the fix) it is refused instead."""
+    reached: set[tuple[str, ...]] = set()
+    result = bfs(load_kraft("kraft-restart"), depth=12, reached=reached)
+    assert result.violation is None
+    assert ("kraft-registration", REPLACES_FENCED) in reached
+    assert ("kraft-registration", "refused: DUPLICATE_BROKER_REGISTRATION") not in reached
 
 
 def test_a_world_copy_is_independent() -> None:
