@@ -101,14 +101,17 @@ class Ledger:
         """Append ``log``'s batches past the ledger's end (the active controller's committed
         log); what disagrees with the ledger where they overlap is returned as losses."""
         lost = self.compare(log)
+        if self.end < log.log_start <= log.high_watermark:
+            # the active controller's snapshot holds the offsets from the ledger's end to its
+            # log start, committed (a snapshot is taken at or below the high watermark), and
+            # the log below it is gone: the ledger moves past them even when no batch follows
+            self._skip_to(log.log_start)
         for b in log.batches:
             if b.base < self.end:
                 continue
             if b.base != self.end:
                 if self.end < log.log_start:  # below its log start: a snapshot holds it
-                    self.skipped += b.base - self.end
-                    self._gap(self.end, b.base)
-                    self.end = b.base
+                    self._skip_to(b.base)
                 else:
                     lost.append(_loss(log.node, self.end, "a gap in the committed log: no "
                                       f"batch at {self.end}, the next starts at {b.base}"))
@@ -169,6 +172,11 @@ class Ledger:
             return None
         b = self.batches[self.bases[i]]
         return b if b.base <= offset < b.end else None
+
+    def _skip_to(self, offset: int) -> None:
+        self.skipped += offset - self.end
+        self._gap(self.end, offset)
+        self.end = offset
 
     def _gap(self, start: int, end: int) -> None:
         self.gaps.append((start, end))

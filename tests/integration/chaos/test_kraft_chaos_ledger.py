@@ -128,3 +128,16 @@ def test_offsets_the_ledger_never_saw_are_not_judged() -> None:
     straddling = [*batches()[:2], LedgerBatch(3, 10, 3, False, tuple("abcdefg"))]
     got = led.compare(log("controller 3002", straddling, hw=10))
     assert [r["offset"] for r in got] == [3, 9]  # the odd batch, and the ledger's 9 not there
+
+
+def test_an_active_log_wholly_in_its_snapshot_moves_the_ledger_past_it() -> None:
+    """The active controller snapshotted at its high watermark and deleted the log below: no
+    batch follows, yet the offsets are committed. A standby that installs that snapshot
+    (restarted: high watermark 0) holds no record past the committed offset."""
+    led = ledger()  # [0, 7)
+    assert led.extend(NodeLog("controller 3000", 9, 9, (9, 3), [], 9)) == []
+    assert (led.end, led.skipped, led.gaps) == (9, 2, [(7, 9)])
+    assert led.compare(log("controller 3001", [], hw=0, start=9, snapshot=(9, 3))) == []
+    # a snapshot past even that is still a loss
+    (row,) = led.compare(log("controller 3001", [], hw=0, start=11, snapshot=(11, 3)))
+    assert row["offset"] == 11 and "past the committed offset" in row["detail"]
