@@ -31,9 +31,12 @@ def cancel(node: RaftNode, kind: str, destination: int = -1) -> list[CancelTimer
     return [CancelTimer(kind, destination)]
 
 
-def cancel_all(node: RaftNode) -> list[CancelTimer]:
-    out = [CancelTimer(kind, dest) for kind, dest in sorted(node.armed)]
-    node.armed = frozenset()
+def cancel_all(node: RaftNode, keep: frozenset[tuple[str, int]] = frozenset()
+               ) -> list[CancelTimer]:
+    """Cancel every armed timer but those in ``keep`` (which stay armed, deadlines unchanged)."""
+    out = [CancelTimer(kind, dest) for kind, dest in sorted(node.armed)
+           if (kind, dest) not in keep]
+    node.armed = node.armed & keep
     return out
 
 

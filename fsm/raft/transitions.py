@@ -36,14 +36,14 @@ _R = RaftRole
 
 
 def move(node: RaftNode, target: RaftRole, epoch: int, leader_id: int,
-         voted_id: int) -> list[Effect]:
-    """The one way a role changes: checked, old timers cancelled, role state reset, the
-    durable quorum-state persisted if it changed, ``RoleChanged``."""
+         voted_id: int, keep: frozenset[tuple[str, int]] = frozenset()) -> list[Effect]:
+    """The one way a role changes: checked, old timers cancelled (but those in ``keep``),
+    role state reset, the durable quorum-state persisted if it changed, ``RoleChanged``."""
     source = node.role
     RAFT_ROLE_TABLE.check(role_label(node.node_id), source, target)
     if epoch < node.epoch:
         raise AssertionError(f"node {node.node_id}: epoch {node.epoch} -> {epoch}")
-    effects: list[Effect] = list(timers.cancel_all(node))
+    effects: list[Effect] = list(timers.cancel_all(node, keep))
     before = node.quorum_state
     node.role, node.epoch, node.leader_id, node.voted_id = target, epoch, leader_id, voted_id
     node.reset_role_state()
@@ -87,8 +87,19 @@ def start(node: RaftNode) -> list[Effect]:
 
 
 # -- the roles' entries ----------------------------------------------------------------------
+_ELECTION_TIMER = frozenset({(ELECTION, -1)})
+
+
 def become_unattached(node: RaftNode, epoch: int) -> list[Effect]:
+    """Unattached in ``epoch``. A voter whose election timer runs (unattached, voted,
+    candidate, resigned) keeps it running, deadline unchanged, as Kafka's
+    ``QuorumState.transitionToUnattached`` keeps the remaining election time: were every
+    higher epoch to restart it, a voter whose log is behind -- which can never win -- could
+    keep the one that can from ever standing, by standing again and again (seen in the KRaft
+    fault campaign: 8 epochs and 9 s without a leader after the active controller's kill)."""
     voted = node.voted_id if epoch == node.epoch else NO_LEADER
+    if node.config.is_voter and node.armed >= _ELECTION_TIMER:
+        return move(node, _R.UNATTACHED, epoch, NO_LEADER, voted, keep=_ELECTION_TIMER)
     return move(node, _R.UNATTACHED, epoch, NO_LEADER, voted) + _unattached_entry(node)
 
 

@@ -10,6 +10,8 @@ from fsm.raft.effects import (
     ELECTION,
     REQUEST,
     AppendBatches,
+    ArmTimer,
+    CancelTimer,
     Flush,
     PersistQuorumState,
     RoleChanged,
@@ -140,3 +142,33 @@ def test_votes_from_outside_the_voter_set_are_refused():
     assert sent(effects)[0].vote_granted is False and node.epoch == 0
     observer, _ = make(9)
     assert sent(observer.handle(Received(1, VoteRequest(3, 1, 0, 0))))[0].vote_granted is False
+
+
+def test_a_higher_epoch_keeps_a_running_election_timer_where_it_was():
+    """A voter standing (or unattached, or voted) that refuses a higher-epoch candidate with
+    a shorter log keeps its election deadline (Kafka's ``transitionToUnattached``): a
+    candidate that can never win must not keep the one that can from standing."""
+    node, _ = make(2, state=QuorumState(1), log=log_of((1, 4)))
+    node.handle(TimerFired(ELECTION))
+    assert (node.role, node.epoch) == (RaftRole.CANDIDATE, 2)
+    effects = node.handle(Received(3, VoteRequest(3, 3, 1, 2)))  # behind: refused
+    assert sent(effects, VoteResponse) == [VoteResponse(ErrorCode.NONE, 3, -1, False)]
+    assert (node.role, node.epoch) == (RaftRole.UNATTACHED, 3)
+    assert not [e for e in effects if isinstance(e, (ArmTimer, CancelTimer))
+                and e.kind == ELECTION]
+    assert (ELECTION, -1) in node.armed
+    # the same again in the next epoch, now unattached: still the same deadline
+    effects = node.handle(Received(3, VoteRequest(4, 3, 1, 2)))
+    assert not [e for e in effects if isinstance(e, (ArmTimer, CancelTimer))
+                and e.kind == ELECTION]
+    # the timer fires: it stands, one epoch up, and can win
+    node.handle(TimerFired(ELECTION))
+    assert (node.role, node.epoch) == (RaftRole.CANDIDATE, 5)
+
+
+def test_a_follower_that_hears_a_higher_epoch_arms_a_fresh_election_timer():
+    node, _ = make(2, state=QuorumState(1, 1, -1), log=log_of((1, 4)))
+    assert node.role is RaftRole.FOLLOWER and (ELECTION, -1) not in node.armed
+    effects = node.handle(Received(3, VoteRequest(2, 3, 1, 2)))
+    assert node.role is RaftRole.UNATTACHED
+    assert [e for e in effects if isinstance(e, ArmTimer) and e.kind == ELECTION]
