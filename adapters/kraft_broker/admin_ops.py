@@ -15,7 +15,7 @@ read on the core's event thread (``BrokerShell.call``) so an answer is one momen
   the broker); an error after ``timeout`` seconds (default 10);
 * ``isr_change`` -- ``{"topic", "partition", "isr": [...]}``: what the replication layer would
   say when followers fall behind or catch up (there is no data replication here):
-  ``IsrChangeWanted`` to the core, which as the partition's leader sends AlterPartition to
+  ``IsrChangesWanted`` to the core, which as the partition's leader sends AlterPartition to
   the active controller. Answers ``{"isr", "partition_epoch"}`` once the broker holds that ISR
   (the controller's answer or the committed record), within ``timeout`` seconds (default 10).
   The replicas it takes out count as fallen behind: the ISR expander (``isr_expander``) keeps
@@ -37,7 +37,7 @@ from adapters.kraft_audit.images import ImagePages, encoded_records
 from adapters.kraft_audit.node_ops import later_page
 from adapters.raft_node.admin import AdminError
 from fsm.kraft.broker import KRaftBroker, Role
-from fsm.kraft.broker.events import IsrChangeWanted, PartitionKey
+from fsm.kraft.broker.events import IsrChangesWanted, IsrChangeWanted, PartitionKey
 
 TIMEOUT_S = 30.0
 CACHED_IMAGES = 8
@@ -105,7 +105,7 @@ def broker_ops(on_core: Callable[[Callable[[KRaftBroker], Any]], Future[Any]],
         fallen = [b for b in before if b not in wanted]
         if hold is not None and fallen and hold_s > 0:
             hold((topic_id, partition), fallen, float(hold_s))
-        if not submit(IsrChangeWanted(topic_id, partition, wanted)):
+        if not submit(IsrChangesWanted((IsrChangeWanted(topic_id, partition, wanted),))):
             raise AdminError("the broker is not running")
         deadline = time.monotonic() + timeout
         while True:

@@ -39,6 +39,7 @@ from fsm.kraft.broker.events import (
     ControllerResponse,
     ControllerUnreachable,
     HeartbeatDue,
+    IsrChangesWanted,
     IsrChangeWanted,
     MetadataFetched,
     SigTerm,
@@ -430,7 +431,7 @@ class KRaftWorld:
     def _isr_change(self, a: KAction) -> None:
         self._spend("isr_changes")
         tid, pid, isr = a.arg
-        self._broker(a.target, IsrChangeWanted(tid, pid, isr))
+        self._broker(a.target, IsrChangesWanted((IsrChangeWanted(tid, pid, isr),)))
 
     def _spend(self, budget: str) -> None:
         self.budgets[budget] -= 1

@@ -1,7 +1,7 @@
 """The leader's ISR changes (AlterPartition, API 56), at most one in flight per partition.
 
-``IsrChangeWanted`` from the replication layer becomes a wish (``IsrChangesWanted``: several
-at once, those sendable going out as one request), remembered with the leader
+Each ``IsrChangeWanted`` of an ``IsrChangesWanted`` from the replication layer (one or
+several; those sendable go out as one request) becomes a wish, remembered with the leader
 epoch it was made in. A wish is sent when nothing is in flight for its partition, as an
 ``AlterPartitionItem`` carrying the leader epoch and partition epoch this broker holds (the
 image's, or a newer AlterPartition answer's); a wish made while one is in flight waits, and
@@ -57,13 +57,8 @@ class Wish:
     leader_epoch: int
 
 
-def isr_change_wanted(core: KRaftBroker, ev: IsrChangeWanted) -> list[KRaftBrokerEffect]:
-    key = _wish(core, ev)
-    return [] if key is None else _send(core, [key])
-
-
 def isr_changes_wanted(core: KRaftBroker, ev: IsrChangesWanted) -> list[KRaftBrokerEffect]:
-    """Each change as ``isr_change_wanted`` would take it; those sendable in one request."""
+    """Each change a wish (or ignored, alone); those sendable go in one request."""
     changes = ev.changes
     if not isinstance(changes, tuple) or \
             not all(isinstance(c, IsrChangeWanted) for c in changes):

@@ -27,7 +27,6 @@ from fsm.kraft.broker.events import (
     ControllerUnreachable,
     HeartbeatDue,
     IsrChangesWanted,
-    IsrChangeWanted,
     MetadataFetched,
     MetadataRequest,
     MetadataSnapshotLoaded,
@@ -88,7 +87,6 @@ _DISPATCH: dict[type, Handler] = {
     SigTerm: lifecycle.sig_term,
     MetadataFetched: lifecycle.metadata_fetched,
     MetadataSnapshotLoaded: replay.snapshot_loaded,
-    IsrChangeWanted: alter_partition.isr_change_wanted,
     IsrChangesWanted: alter_partition.isr_changes_wanted,
     MetadataRequest: metadata_answers.answer,
 }

@@ -72,7 +72,8 @@ class SigTerm:
 
 @dataclass(frozen=True, slots=True)
 class IsrChangeWanted:
-    """The replication layer asks the leader of the partition to shrink or expand its ISR."""
+    """The replication layer asks the leader of the partition to shrink or expand its ISR
+    (an item of ``IsrChangesWanted``, the event)."""
 
     topic_id: Uuid
     partition_id: int
@@ -81,8 +82,8 @@ class IsrChangeWanted:
 
 @dataclass(frozen=True, slots=True)
 class IsrChangesWanted:
-    """Several ``IsrChangeWanted`` at once, sent as one AlterPartition: each partition's wish
-    is kept or ignored as if it came alone."""
+    """``IsrChangeWanted`` of one or more partitions, sent as one AlterPartition: each
+    partition's wish is kept or ignored as if it came alone."""
 
     changes: tuple[IsrChangeWanted, ...]
 

@@ -11,7 +11,7 @@ import pytest
 
 from adapters.kraft_broker.admin_ops import DEFAULT_HOLD_S, broker_ops
 from adapters.raft_node.admin import AdminError
-from fsm.kraft.broker.events import IsrChangeWanted
+from fsm.kraft.broker.events import IsrChangesWanted, IsrChangeWanted
 from tests.unit.kraft.broker.walk import T1, running
 
 
@@ -38,7 +38,7 @@ def test_a_shrink_holds_the_replicas_it_takes_out() -> None:
     with pytest.raises(AdminError, match="not running"):
         ops["isr_change"]({"topic": "t1", "partition": 0, "isr": [1, 3], "hold": 5})
     assert holds == [((T1, 0), [2], 5.0)]
-    assert submitted == [IsrChangeWanted(T1, 0, (1, 3))]
+    assert submitted == [IsrChangesWanted((IsrChangeWanted(T1, 0, (1, 3)),))]
     with pytest.raises(AdminError):
         ops["isr_change"]({"topic": "t1", "partition": 0, "isr": [1]})
     assert holds[-1] == ((T1, 0), [2, 3], DEFAULT_HOLD_S)

@@ -19,6 +19,7 @@ from fsm.errors import ErrorCode
 from fsm.kraft.broker.effects import SendToController
 from fsm.kraft.broker.events import (
     ControllerResponse,
+    IsrChangesWanted,
     IsrChangeWanted,
     MetadataFetched,
     MetadataSnapshotLoaded,
@@ -90,9 +91,9 @@ def apply(rig: Rig, op: tuple[Any, ...]) -> None:
     elif kind == "add4":
         rig.replay(PartitionChangeRecord(0, T1, replicas=(1, 2, 3, 4), adding_replicas=(4,)))
     elif kind == "wish":  # grow to every replica
-        rig.feed(IsrChangeWanted(op[1][0], op[1][1], PARTITIONS[op[1]]))
+        rig.feed(IsrChangesWanted((IsrChangeWanted(op[1][0], op[1][1], PARTITIONS[op[1]]),)))
     elif kind == "shrink":  # as the admin's isr_change: busy, nothing to find
-        rig.feed(IsrChangeWanted(op[1][0], op[1][1], (ME,)))
+        rig.feed(IsrChangesWanted((IsrChangeWanted(op[1][0], op[1][1], (ME,)),)))
     elif kind == "answer" and rig.requests:
         request = rig.requests.pop(0)
         results = tuple(rq.AlterPartitionResult(i.topic_id, i.partition_id, ErrorCode.NONE, ME,

@@ -83,10 +83,10 @@ def test_scan_takes_a_reassignments_adding_replica_and_skips_unregistered_ones()
 
 def test_scan_names_busy_partitions_and_waits_for_an_answer_ahead_of_the_image() -> None:
     core = _shrunk()
-    request = sent(core.handle(IsrChangeWanted(T1, 0, (1, 2))))
+    request = sent(core.handle(IsrChangesWanted((IsrChangeWanted(T1, 0, (1, 2)),))))
     s = scan(core)
     assert s.busy == {(T1, 0)} and (T1, 0) in s.found  # the chooser skips it
-    core.handle(IsrChangeWanted(T1, 0, (1, 2, 3)))  # queued behind the one in flight
+    core.handle(IsrChangesWanted((IsrChangeWanted(T1, 0, (1, 2, 3)),)))  # queued behind the one in flight
     # the controller's answer comes before its record: the core's view is ahead of the image
 
     core.handle(ControllerResponse(request, rq.AlterPartitionResponse(ErrorCode.NONE, (

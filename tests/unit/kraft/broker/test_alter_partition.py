@@ -27,7 +27,7 @@ OK = ErrorCode.NONE
 
 
 def _want(core, isr, topic=T1, partition=0):  # type: ignore[no-untyped-def]
-    return core.handle(IsrChangeWanted(topic, partition, isr))
+    return core.handle(IsrChangesWanted((IsrChangeWanted(topic, partition, isr),)))
 
 
 def test_the_leader_sends_its_epochs_from_the_image() -> None:

@@ -20,6 +20,7 @@ from fsm.kraft.broker.effects import (
 from fsm.kraft.broker.events import (
     ControllerResponse,
     HeartbeatDue,
+    IsrChangesWanted,
     IsrChangeWanted,
     MetadataFetched,
     SigTerm,
@@ -97,7 +98,7 @@ def test_three_brokers_run_lead_shrink_and_shut_down_against_the_controller() ->
 
     # the leader shrinks its ISR: answered (committed), then the record changes nothing more
     shrunk = tuple(r for r in p.isr if r != max(set(p.isr) - {leader}))
-    w.feed(leader, IsrChangeWanted(topic.topic_id, 0, shrunk))
+    w.feed(leader, IsrChangesWanted((IsrChangeWanted(topic.topic_id, 0, shrunk),)))
     assert w.effects(leader, UpdateIsr) == [UpdateIsr(topic.topic_id, 0, 0, 1, shrunk)]
     w.run(until=300)
     assert w.effects(leader, UpdateIsr) == [] and w.h.partition("t").isr == shrunk
