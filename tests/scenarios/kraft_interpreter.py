@@ -416,9 +416,10 @@ class KRaftInterpreter:
             say(f"{INDENT}{who} heartbeat timer (now={e.now_ms})")
         elif isinstance(e, bv.SigTerm):
             say(f"{INDENT}{who} SIGTERM")
-        elif isinstance(e, bv.IsrChangeWanted):
-            say(f"{INDENT}{who} wants isr {_ids(e.new_isr)} for "
-                f"{self.tp((e.topic_id, e.partition_id))}")
+        elif isinstance(e, bv.IsrChangesWanted):
+            for c in e.changes:
+                say(f"{INDENT}{who} wants isr {_ids(c.new_isr)} for "
+                    f"{self.tp((c.topic_id, c.partition_id))}")
         for f in effects:
             if isinstance(f, be.SendToController):
                 say(f"{INDENT}{who} -> {self.fmt(f.request)}")
