@@ -29,9 +29,11 @@ Timed, CPU (``time.process_time``), best of ``--repeat``, per broker:
   (``isr_changes.IncrementalScan``, the last round before the batch; in a tree without it,
   ``scan`` of every replica);
 * **files (writer)**, not in the total: what the replica directories' writer thread then
-  does on its own, after the burst (``ReplicaDirs.apply`` writing in place: each
-  ``replica.properties`` rewritten, a state-change line each, to a file at INFO), under
-  ``/dev/shm`` as the real benchmarks' brokers.
+  does on its own, after the burst (a ``ReplicaDirs`` with its writer given the effects
+  again and flushed: each ``replica.properties`` rewritten, a state-change line each, into a
+  rotating file at INFO as ``kcontrol node`` logs it), under ``/dev/shm`` as the real
+  benchmarks' brokers. (Until 2026-11-27 11:50 UTC this was ``apply`` writing in place, one
+  effect at a time, into a plain file handler: the writer's rounds were not measured.)
 
 Broker 4 takes 3,333 of the leaderships (and holds 100,000 replicas); broker 7 holds
 nothing (its image only). The collector runs with the node's thresholds
@@ -67,6 +69,7 @@ from adapters.cli.log_options import LOG_FORMAT  # noqa: E402
 from adapters.kraft_broker.broker_shell import BrokerPort, BrokerShell  # noqa: E402
 from adapters.kraft_broker.isr_expander import scan  # noqa: E402
 from adapters.kraft_broker.replica_dirs import ReplicaDirs  # noqa: E402
+from adapters.state_change_file import StateChangeFile  # noqa: E402
 
 try:
     from adapters.kraft_broker.isr_changes import ChangeLog, IncrementalScan
@@ -220,7 +223,7 @@ def _no_files(item: Any) -> None:
 
 def state_change_log(directory: Path) -> None:
     """The state-change log at INFO in a file, as a node writes it (the writer's lines)."""
-    handler = logging.FileHandler(directory / "state-change.log", encoding="utf-8")
+    handler = StateChangeFile(directory / "state-change.log")
     handler.setFormatter(logging.Formatter(LOG_FORMAT))
     logger = logging.getLogger("kcontrol.broker.state.change")
     logger.addHandler(handler)
@@ -297,11 +300,20 @@ def measure_broker(broker: int, epoch: int, log: list[Any], base: int,
         scanner(fresh)
 
     t_publish, _ = best(publish, repeat, setup=round_before)
-    files = ReplicaDirs(tmp / "files", broker, lambda tid: core.image.topics[tid].name)
+    name_of = lambda tid: core.image.topics[tid].name  # noqa: E731
     roles = [e for e in effects if hasattr(e, "partition_id")]  # (not the heartbeat sent)
+    setup = ReplicaDirs(tmp / "files", broker, name_of)
     for e in roles:  # the directories made first, as a running broker has them
-        files.apply(e)
-    t_files, _ = best(lambda: [files.apply(e) for e in roles], repeat)
+        setup.apply(e)
+
+    def written(files: ReplicaDirs) -> None:
+        for e in roles:
+            files.apply(e)
+        assert files.flush(120)
+        files.close()
+
+    t_files, _ = best(written, repeat, setup=lambda: ReplicaDirs(tmp / "files", broker,
+                                                                 name_of, background=True))
     led = sum(1 for e in effects if type(e).__name__ == "BecomeLeader")
     print(f"# broker {broker}: {len(effects):,} effects ({led:,} BecomeLeader), "
           f"{shell.status.replicas:,} replicas, {shell.status.leaders:,} led", flush=True)
