@@ -275,11 +275,12 @@ def populate(cluster: KRaftCluster, topics: int, partitions: int, layout: Layout
     return time.perf_counter() - t0
 
 
-def cluster_cpu(cluster: KRaftCluster) -> float:
-    """CPU seconds the cluster's running processes have used (``/proc/<pid>/stat``)."""
+def cluster_cpu(cluster: KRaftCluster, nodes: list[Any] | None = None) -> float:
+    """CPU seconds the cluster's running processes (or those of ``nodes``) have used
+    (``/proc/<pid>/stat``)."""
     tick = os.sysconf("SC_CLK_TCK")
     total = 0.0
-    for n in cluster.nodes():
+    for n in cluster.nodes() if nodes is None else nodes:
         if n.running and n.pid is not None:
             try:
                 fields = Path(f"/proc/{n.pid}/stat").read_text().rsplit(")", 1)[1].split()

@@ -22,7 +22,10 @@ and answers ``should_shut_down`` -- step 2, Kafka's SHUTDOWN_NOW. Timed from the
 - **told**: the victim's own line ``lifecycle PENDING_CONTROLLED_SHUTDOWN -> SHUTTING_DOWN``
   (the controller's ``should_shut_down`` decoded and acted on);
 - **done**: the later of the two -- the figure of the target; and SIGTERM -> process exit;
-  the controller's ``controlled_shutdown -> fenced`` line (step 2) is reported too.
+  the controller's ``controlled_shutdown -> fenced`` line (step 2) is reported too, and the
+  CPU seconds the live brokers used from the SIGTERM until the cluster is quiet again
+  (``wait_quiet``: their replay of the batch and their replica writers; less noisy than the
+  times on a loaded machine).
 
 Checked after: the live brokers' own leader counts add up to every partition; one live
 broker's Metadata answer names no partition led by the victim or by nobody. Baseline, same
@@ -46,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _kraft_cluster_bench import (  # noqa: E402
     Layout,
+    cluster_cpu,
     kraft_cluster,
     leaving_brokers,
     load,
@@ -59,6 +63,7 @@ from _kraft_cluster_bench import (  # noqa: E402
     print_header,
     state_change_log,
     stats,
+    wait_quiet,
     watch_move,
 )
 
@@ -89,8 +94,12 @@ def main() -> None:
             ctl_pos = ctl_log.stat().st_size if ctl_log.exists() else 0
             t_term: list[float] = []
 
-            def term(n=node, at=t_term) -> None:  # noqa: ANN001
+            live = [cluster.node(b) for b in gone.live]
+            cpu0: list[float] = []
+
+            def term(n=node, at=t_term, cpu0=cpu0, live=live) -> None:  # noqa: ANN001
                 n.stopped = True  # its exit is no failure
+                cpu0.append(cluster_cpu(cluster, live))
                 at.append(time.time())
                 n.signal(signal.SIGTERM)
 
@@ -105,6 +114,8 @@ def main() -> None:
             fenced = _fenced(ctl_log, ctl_pos, broker, t_term[0])
             done = max(move.done, told)
             check = moved_off(cluster, gone, total)
+            wait_quiet(cluster)
+            cpu = cluster_cpu(cluster, live) - cpu0[0]
             rows[gone.kind].append((move.decided, move.done, told, done, exited))
             print(f"# run {gone.run} {gone.kind} broker {broker} (led {gone.led}): decided "
                   f"{move.decided * 1e3:.0f} ms, every live broker's image at offset "
@@ -112,7 +123,8 @@ def main() -> None:
                   f"), told to shut down {told * 1e3:.0f} ms, "
                   + (f"fenced {fenced * 1e3:.0f} ms, " if fenced is not None else
                      "not fenced by the controller, ")
-                  + f"exited {exited * 1e3:.0f} ms after the SIGTERM; {check}; {load()}",
+                  + f"exited {exited * 1e3:.0f} ms after the SIGTERM; {check}; the live "
+                  f"brokers' CPU from the SIGTERM until quiet {cpu:.2f} s; {load()}",
                   flush=True)
     print_calibration_after(cal0)
     print("| measure (from SIGTERM) | min | median | max | ratio to the 0-partition "
