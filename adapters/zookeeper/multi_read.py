@@ -503,10 +503,56 @@ def _multi_read(
     timeout: float | None,
     lean: bool = False,
 ) -> Iterator[tuple[int, int, list[Any]]]:
+    def request(start: int, end: int) -> Any:
+        return MultiReadNodes(full[start:end]) if lean else MultiRead(op_type, full[start:end])
+
+    return _requests(client, batches, request, max_in_flight, timeout)
+
+
+def read_prepared(
+    client: KazooClient,
+    batches: list[tuple[int, int]],
+    body: Callable[[int, int], bytes],
+    *,
+    max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+    timeout: float | None = None,
+) -> Iterator[tuple[int, int, list[NodeResult]]]:
+    """``read_nodes`` by ``multiRead`` of requests the caller builds: ``body(start, end)`` is
+    the request body (as ``MultiReadNodes.serialize`` would give it) reading the caller's
+    paths ``[start, end)``, each batch within the server's limits (``cut_batches``'). Built
+    as each batch is sent. The caller has probed the server (``probe_multi_read``)."""
+    return _requests(client, batches, lambda start, end: PreparedRead(body(start, end)),
+                     max_in_flight, timeout)
+
+
+class PreparedRead(NamedTuple):
+    """A ``multiRead`` of ``getData`` sent as built (``body``), its reply read as
+    ``MultiReadNodes`` reads it."""
+
+    body: bytes
+    type = OPCODE
+
+    def serialize(self) -> bytes:
+        return self.body
+
+    @classmethod
+    def deserialize(cls, buf: bytes, offset: int) -> list[Any]:
+        return MultiReadNodes.deserialize(buf, offset)
+
+    def __repr__(self) -> str:
+        return f"PreparedRead({len(self.body)} bytes)"
+
+
+def _requests(
+    client: KazooClient,
+    batches: list[tuple[int, int]],
+    request: Callable[[int, int], Any],
+    max_in_flight: int,
+    timeout: float | None,
+) -> Iterator[tuple[int, int, list[Any]]]:
     def submit(start: int, end: int) -> Any:
         result = client.handler.async_result()
-        request = MultiReadNodes(full[start:end]) if lean else MultiRead(op_type, full[start:end])
-        client._call(request, result)
+        client._call(request(start, end), result)
         return result
 
     def collect(start: int, end: int, result: Any) -> tuple[int, int, list[Any]]:

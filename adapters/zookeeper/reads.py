@@ -28,7 +28,7 @@ None for no watch; the port asks it for the marker of the path's row (``marker_f
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from itertools import repeat
 from typing import Any, NamedTuple
 
@@ -46,13 +46,16 @@ from adapters.zookeeper.multi_read import (
     call_many,
     full_path,
     full_paths,
+    probe_multi_read,
     read_nodes,
 )
 from adapters.zookeeper.set_watches import set_data_watches
+from adapters.zookeeper.state_reads import plain_paths, read_states
 from fsm import reads
 from fsm.events import BrokerMetadataLoaded, ControllerChange
 from fsm.reads import Malformed, Marker, marker_for
 from fsm.reads.markers import CREATED, MARKERS
+from fsm.reads.port import StateZnodes, states_by_get_many
 from fsm.values import BrokerInfo, ClusterSnapshot, LeaderAndIsr
 
 log = logging.getLogger("kcontrol.zk.reads")
@@ -233,6 +236,18 @@ class KazooReadPort:
         for r in pending:
             r.get(timeout=self.timeout)
         return out
+
+    def get_states(self, topics: Sequence[tuple[str, Sequence[int]]]) -> Iterator[StateZnodes]:
+        """The state znodes of whole topics (``state_reads``: requests built per topic, the
+        answers handed as columns), or by ``get_many`` of their paths where those do not have
+        the plain form or the server has no ``multiRead``."""
+        if not topics:
+            return iter(())
+        plain = plain_paths(self.client.chroot, topics)
+        if plain is None or not probe_multi_read(self.client, self.timeout):
+            return states_by_get_many(self, topics)
+        return read_states(self.client, self.decode, plain, max_batch_paths=self.max_batch_paths,
+                           max_in_flight=self.max_in_flight, timeout=self.timeout)
 
     def _watch_many(self, paths: list[str]) -> list[Any]:
         chroot = self.client.chroot

@@ -41,6 +41,8 @@ Behaviour, the same live and in the world:
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
+from itertools import groupby, repeat
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from fsm import zk_paths as P
@@ -57,7 +59,7 @@ from fsm.events import (
     TopicDeletionRequest,
 )
 from fsm.reads import markers as M
-from fsm.reads.port import Malformed, Node, ReadPort
+from fsm.reads.port import Malformed, ReadPort
 from fsm.values import (
     BrokerInfo,
     ClusterSnapshot,
@@ -101,9 +103,8 @@ class _Reading:
     def done(self, value: object) -> Read:
         return Read(value, tuple(self.bad))
 
-    def value(self, path: str, node: Node, expected: type, what: str) -> Any:
-        """``node.data`` if it is an ``expected``; else None, its reason recorded."""
-        data = node.data
+    def value(self, path: str, data: object, expected: type, what: str) -> Any:
+        """``data`` if it is an ``expected``; else None, its reason recorded."""
         if isinstance(data, expected):
             return data
         if isinstance(data, Malformed):
@@ -125,7 +126,7 @@ class _Reading:
         epoch, version, epoch_bad = 0, -1, False
         if ep is not None:
             version = ep.version
-            value = self.value(P.CONTROLLER_EPOCH, ep, ControllerEpochZnode,
+            value = self.value(P.CONTROLLER_EPOCH, ep.data, ControllerEpochZnode,
                                "no election until it is repaired")
             if value is None:
                 epoch_bad = True
@@ -133,7 +134,7 @@ class _Reading:
                 epoch = value.epoch
         active: int | None = None
         if node is not None:
-            value = self.value(P.CONTROLLER, node, ControllerZnode, "controller unknown")
+            value = self.value(P.CONTROLLER, node.data, ControllerZnode, "controller unknown")
             active = UNKNOWN_CONTROLLER if value is None else value.broker_id
         if epoch_bad:
             active = UNKNOWN_CONTROLLER
@@ -156,7 +157,7 @@ class _Reading:
         for b, path, node in zip(ids, paths, self.port.get_many(paths), strict=True):
             if node is None:
                 continue  # gone meanwhile: the next BrokerChange will say so
-            reg = self.value(path, node, BrokerRegistration, f"broker {b}")
+            reg = self.value(path, node.data, BrokerRegistration, f"broker {b}")
             if reg is not None:
                 out.append(BrokerInfo(b, node.czxid, reg.endpoints, reg.rack))
         return tuple(out)
@@ -171,7 +172,7 @@ class _Reading:
         out = []
         for t, path, node in zip(names, paths, self.port.get_many(paths, watch), strict=True):
             if node is not None:
-                a = self.value(path, node, TopicAssignment, f"topic {t!r}")
+                a = self.value(path, node.data, TopicAssignment, f"topic {t!r}")
                 if a is not None:
                     out.append((t, a))
         return out
@@ -185,31 +186,42 @@ class _Reading:
         node = self.port.get(path, watch)
         if node is None:
             return None
-        a = self.value(path, node, TopicAssignment, f"topic {topic!r}")
+        a = self.value(path, node.data, TopicAssignment, f"topic {topic!r}")
         return None if a is None else PartitionModification(topic, a)
 
     def partition_states(self, tps: Sequence[TopicPartition]
                          ) -> list[tuple[TopicPartition, PartitionStateZk]]:
         """The state znodes of ``tps`` (distinct), in that order; a partition without one (a
         New partition) is left out."""
-        paths = [P.partition_state(t, p) for t, p in tps]
-        out = []
-        append = out.append
-        # thousands of partitions share their data (same leader, ISR and epochs: a port hands
-        # one object for equal bytes) and version: one value for each such pair
+        return self.topic_states([(t, [p for _, p in group])
+                                  for t, group in groupby(tps, key=itemgetter(0))])
+
+    def topic_states(self, topics: Sequence[tuple[str, Sequence[int]]]
+                     ) -> list[tuple[TopicPartition, PartitionStateZk]]:
+        """``partition_states`` of each ``(topic, partitions)`` in turn (partitions distinct),
+        read through the port's bulk ``get_states``.
+
+        Thousands of partitions share their data (same leader, ISR and epochs: a port hands
+        one object for equal bytes) and version: one ``PartitionStateZk`` for each such pair.
+        A topic whose states are all present and well-formed -- a failover's million
+        partitions, nearly always -- is handled with C-level calls over its columns
+        (``_shared_states``); any other znode by znode."""
+        out: list[tuple[TopicPartition, PartitionStateZk]] = []
         shared: dict[tuple[int, int], PartitionStateZk] = {}
-        for tp, path, node in zip(tps, paths, self.port.get_many(paths), strict=True):
-            if node is None:
+        for (t, ps), (datas, versions) in zip(topics, self.port.get_states(topics),
+                                              strict=True):
+            if set(map(type, datas)) <= _LEADER_AND_ISR:
+                out.extend(zip(zip(repeat(t), ps), _shared_states(datas, versions, shared),
+                               strict=True))
                 continue
-            data = node.data
-            if type(data) is LeaderAndIsr:
-                key = (id(data), node.version)
-                state = shared.get(key)
-                if state is None:
-                    state = shared[key] = PartitionStateZk(data, node.version)
-                append((tp, state))
-            elif self.value(path, node, LeaderAndIsr, f"partition {tp[0]}-{tp[1]}") is not None:
-                append((tp, PartitionStateZk(data, node.version)))  # type: ignore[arg-type]
+            for p, data, version in zip(ps, datas, versions, strict=True):
+                if data is None:
+                    continue
+                if type(data) is LeaderAndIsr:
+                    out.append(((t, p), _shared_state(data, version, shared)))
+                elif self.value(P.partition_state(t, p), data, LeaderAndIsr,
+                                f"partition {t}-{p}") is not None:
+                    out.append(((t, p), PartitionStateZk(data, version)))  # type: ignore[arg-type]
         return out
 
     # ------------------------------------------------------------ admin
@@ -221,7 +233,7 @@ class _Reading:
         node = self.port.get(P.REASSIGN_PARTITIONS, watch)
         if node is None:
             return None
-        value = self.value(P.REASSIGN_PARTITIONS, node, ReassignmentZnode,
+        value = self.value(P.REASSIGN_PARTITIONS, node.data, ReassignmentZnode,
                            "reassignment request")
         return None if value is None else ReassignmentRequest(_sorted(value.partitions))
 
@@ -229,7 +241,7 @@ class _Reading:
         node = self.port.get(P.PREFERRED_REPLICA_ELECTION, watch)
         if node is None:
             return None
-        value = self.value(P.PREFERRED_REPLICA_ELECTION, node, PreferredElectionZnode,
+        value = self.value(P.PREFERRED_REPLICA_ELECTION, node.data, PreferredElectionZnode,
                            "preferred election request")
         return None if value is None else PreferredElectionRequest(frozenset(value.partitions))
 
@@ -243,7 +255,7 @@ class _Reading:
         tps: set[TopicPartition] = set()
         for path, node in zip(paths, self.port.get_many(paths), strict=True):
             if node is not None:
-                value = self.value(path, node, IsrChangeZnode, "ISR change notification")
+                value = self.value(path, node.data, IsrChangeZnode, "ISR change notification")
                 if value is not None:
                     tps.update(value.partitions)
         return IsrChangeNotification(names, tuple(self.partition_states(_sorted(tps))))
@@ -254,7 +266,7 @@ class _Reading:
         isr = self.isr_notification_names(watch)  # first: see the module's docstring
         live = self.live_brokers(watch)
         topics = self.topic_assignments(self.port.children(P.TOPICS, watch), watch)
-        states = self.partition_states([(t, p) for t, a in topics for p, _ in a.partitions])
+        states = self.topic_states([(t, _partition_ids(a)) for t, a in topics])
         deleting = self.deletion_request(watch).topics
         reassign = self.reassignment_request(watch)
         preferred = self.preferred_request(watch)
@@ -271,9 +283,42 @@ class _Reading:
 
     def broker_metadata(self) -> BrokerMetadataLoaded:
         topics = self.topic_assignments(self.port.children(P.TOPICS), False)
-        states = self.partition_states([(t, p) for t, a in topics for p, _ in a.partitions])
+        states = self.topic_states([(t, _partition_ids(a)) for t, a in topics])
         return BrokerMetadataLoaded(tuple(topics), tuple(states),
                                     tuple(sorted(self.port.children(P.DELETE_TOPICS))))
+
+
+_LEADER_AND_ISR = {LeaderAndIsr}
+
+
+def _shared_state(data: LeaderAndIsr, version: int,
+                  shared: dict[tuple[int, int], PartitionStateZk]) -> PartitionStateZk:
+    """The one ``PartitionStateZk(data, version)`` of this (data object, version) pair."""
+    key = (id(data), version)
+    state = shared.get(key)
+    if state is None:
+        state = shared[key] = PartitionStateZk(data, version)
+    return state
+
+
+def _shared_states(datas: Sequence[LeaderAndIsr], versions: Sequence[int],
+                   shared: dict[tuple[int, int], PartitionStateZk]) -> list[PartitionStateZk]:
+    """``_shared_state`` of each pair: the lookups at C level, a Python step only for the
+    pairs not seen before."""
+    keys = list(zip(map(id, datas), versions, strict=True))
+    states = list(map(shared.get, keys))
+    if not all(states):  # a PartitionStateZk is always true: a None is a new pair
+        for i, state in enumerate(states):
+            if state is None:
+                states[i] = _shared_state(datas[i], versions[i], shared)
+    return states
+
+
+def _partition_ids(a: TopicAssignment) -> list[int]:
+    return list(map(_FIRST, a.partitions))
+
+
+_FIRST = itemgetter(0)
 
 
 def _sorted(items: Iterable[Any]) -> tuple[Any, ...]:

@@ -10,11 +10,12 @@ functions of plain, hashable arguments.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 
 from fsm import reads
 from fsm.events import BrokerMetadataLoaded
 from fsm.reads import Marker
+from fsm.reads.port import StateZnodes, states_by_get_many
 from model_check.world.zookeeper import Znode, ZooKeeper
 
 
@@ -37,6 +38,9 @@ class WorldReadPort:
         get = self.zk.get
         session = self.session if watch else None
         return [get(p, session) for p in paths]
+
+    def get_states(self, topics: Sequence[tuple[str, Sequence[int]]]) -> Iterator[StateZnodes]:
+        return states_by_get_many(self, topics)
 
 
 def materialize(zk: ZooKeeper, marker: Marker, active: bool, known_topics: Collection[str],

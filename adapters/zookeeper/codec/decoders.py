@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from adapters.zookeeper.codec import paths
+from adapters.zookeeper.codec import paths, topic_layout
 from adapters.zookeeper.codec.fields import (
     INT32_MAX,
     Reader,
@@ -140,6 +140,9 @@ def _quick_topic(data: bytes | None) -> dict[str, Any] | None:
 
 
 def decode_topic(path: str, data: bytes | None) -> TopicAssignment:
+    fast = topic_layout.assignment(data)  # Kafka's own layout, without the JSON parser
+    if fast is not None:
+        return fast
     r = Reader(path)
     obj = _quick_topic(data) or r.json_object(data)
     version = r.version(obj, (1, 2))

@@ -9,7 +9,7 @@ world's port (the in-memory ZooKeeper, whose znodes hold the values; a malformed
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 import pytest
@@ -32,6 +32,7 @@ from fsm.events import (
 )
 from fsm.reads import Malformed, Marker, materialize
 from fsm.reads import markers as M
+from fsm.reads.port import StateZnodes, states_by_get_many
 from fsm.values import Endpoint, LeaderAndIsr, PartitionStateZk, TopicAssignment
 from fsm.znodes import (
     BrokerRegistration,
@@ -89,6 +90,9 @@ class BytesPort:
 
     def get_many(self, paths: Sequence[str], watch: bool = False) -> list[BytesNode | None]:
         return [self.get(p, watch) for p in paths]
+
+    def get_states(self, topics: Sequence[tuple[str, Sequence[int]]]) -> Iterator[StateZnodes]:
+        return states_by_get_many(self, topics)
 
 
 # ---------------------------------------------------------------- random trees

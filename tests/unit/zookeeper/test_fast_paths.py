@@ -32,7 +32,13 @@ from kazoo.protocol.serialization import (
 from kazoo.security import OPEN_ACL_UNSAFE
 
 from adapters.zookeeper import multi_read, writer
-from adapters.zookeeper.codec import ZnodeDecodeError, ZnodeEncodeError, decode, decoders
+from adapters.zookeeper.codec import (
+    ZnodeDecodeError,
+    ZnodeEncodeError,
+    decode,
+    decoders,
+    topic_layout,
+)
 from adapters.zookeeper.codec import fields as codec_fields
 from adapters.zookeeper.codec.encoders import encode_partition_state
 from adapters.zookeeper.codec.fields import dumps
@@ -56,6 +62,7 @@ def outcome(path: str, raw: bytes) -> object:
 def strict_outcome(path: str, raw: bytes) -> object:
     """The outcome with every fast path switched off (the strict, item-by-item checks)."""
     with pytest.MonkeyPatch.context() as m:
+        m.setattr(topic_layout, "assignment", lambda data: None)
         m.setattr(decoders, "_quick_object", lambda data: None)
         m.setattr(decoders, "fast_assignment", lambda value: None)
         m.setattr(decoders, "fast_partition_key", lambda key: None)
@@ -139,6 +146,69 @@ def test_topic_fast_decode_agrees_with_strict(rng: random.Random) -> None:
     assert outcome(TOPIC, raw) == strict_outcome(TOPIC, raw)
 
 
+_LAYOUT_EDITS = [
+    (b"[", b"[0"), (b",", b",0"), (b":[", b":[-"), (b'"', b'"0'), (b'"', b'" '), (b",", b", "),
+    (b"],", b"],,"), (b"],", b"]],"), (b'":[', b'":[]'), (b"]", b",]"), (b"1", b"\\u0031"),
+    (b"1", b"\xd9\xa1"), (b"2", b"2147483648"), (b"3", b"99999999999"), (b"1", b"1.0"),
+    (b"1", b"1e0"), (b"0", b"00000000000"), (b"{}", b'{"0":[1]}'), (b":2,", b":3,"),
+]
+
+
+@st.composite
+def topic_layouts(draw: st.DrawFn) -> bytes:
+    """A topic znode in Kafka's layout (version 1 or 2, partitions in any order, ids and broker
+    ids of any size), then zero to three byte edits: leading zeros, signs, spaces, escapes,
+    non-ASCII digits, values out of range, floats, an empty or doubled list, a partition twice,
+    reassignments in flight, another version."""
+    ids = draw(st.lists(st.one_of(st.integers(0, 20), st.integers(0, 2**31 - 1)), min_size=1,
+                        max_size=12, unique=True))
+    replicas = st.lists(st.one_of(st.integers(0, 9), st.integers(0, 2**31 - 1)), min_size=1,
+                        max_size=4, unique=True)
+    parts = ",".join(f'"{p}":{json.dumps(draw(replicas), separators=(",", ":"))}'
+                     for p in ids)
+    raw = ('{"version":2,"partitions":{%s},"adding_replicas":{},"removing_replicas":{}}'
+           if draw(st.booleans()) else '{"version":1,"partitions":{%s}}') % parts
+    data = raw.encode()
+    for _ in range(draw(st.integers(0, 3))):
+        old, new = draw(st.sampled_from(_LAYOUT_EDITS))
+        at = [i for i in range(len(data)) if data.startswith(old, i)]
+        if at:
+            i = draw(st.sampled_from(at))
+            data = data[:i] + new + data[i + len(old):]
+    if draw(st.booleans()) and data.count(b'":[') > 1:  # a partition twice
+        data = data.replace(b'{"', b'{"' + data.split(b'{"')[2].split(b"],")[0] + b'],"', 1)
+    return data
+
+
+@settings(max_examples=500, deadline=None)
+@given(topic_layouts())
+def test_topic_layout_reader_agrees_with_the_parser(raw: bytes) -> None:
+    """``topic_layout.assignment`` is the parser's answer or None (and then the parser's
+    answer, error or value, is what ``decode`` gives)."""
+    fast = topic_layout.assignment(raw)
+    want = strict_outcome(TOPIC, raw)
+    assert fast is None or fast == want, (raw, fast, want)
+    assert outcome(TOPIC, raw) == want
+
+
+def test_topic_layout_reader_takes_kafkas_layout_and_memoises_within_bounds(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from fsm.values import TopicAssignment
+
+    a = TopicAssignment(tuple((p, tuple((p + k) % 7 for k in range(3))) for p in range(30)))
+    raw = dumps({"version": 2, "partitions": {str(p): list(r) for p, r in a.partitions},
+                 "adding_replicas": {}, "removing_replicas": {}})
+    assert topic_layout.assignment(raw) == a  # the layout is taken, not left to the parser
+    monkeypatch.setattr(topic_layout, "_MAX_MEMO", 5)
+    monkeypatch.setattr(topic_layout, "_MEMO", topic_layout._Memo())
+    for _ in range(2):
+        assert topic_layout.assignment(raw) == a
+        assert len(topic_layout._MEMO.ids) <= 5 and len(topic_layout._MEMO.replicas) <= 5
+    shuffled = dumps({"version": 1, "partitions": {str(p): list(r)
+                                                    for p, r in reversed(a.partitions)}})
+    assert topic_layout.assignment(shuffled) == a  # sorted by partition
+
+
 def test_fast_decode_refuses_what_the_strict_path_refuses() -> None:
     """Inputs the C parser alone would accept: a key twice, NaN, a bool, leading whitespace."""
     cases = [
@@ -149,6 +219,11 @@ def test_fast_decode_refuses_what_the_strict_path_refuses() -> None:
         (STATE, b'{"version":1,"leader":true,"leader_epoch":1,"controller_epoch":1,"isr":[1]}',
          "'leader' must be an integer"),
         (TOPIC, b'{"version":1,"partitions":{"0":[1],"0":[2]}}', "twice"),
+        (TOPIC, b'{"version":1,"partitions":{"0":[1],"00":[2]}}', "twice"),
+        (TOPIC, b'{"version":1,"partitions":{"0":[01]}}', "not JSON"),
+        (TOPIC, b'{"version":1,"partitions":{"0":[1,1]}}', "twice"),
+        (TOPIC, b'{"version":1,"partitions":{"0":[]}}', "empty"),
+        (TOPIC, b'{"version":1,"partitions":{"0":[2147483648]}}', "broker id"),
         (TOPIC, b'{"version":1,"partitions":{"0":[1,true]}}', "broker id"),
         (TOPIC, b'{"version":1,"partitions":{"0":[1]},"x":NaN}', "not JSON"),
         (TOPIC, b'{"version":2,"partitions":{"0":[1]},"adding_replicas":{"0":[2]},'
