@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import logging.handlers
 import threading
 import time
 from collections.abc import Callable
@@ -67,15 +68,29 @@ holds only between neighbouring readings)."""
 
 
 PROXY_LOGGER = "kcontrol.kraft_chaos.proxy"
+PROXY_LOG_MAX_BYTES = 10 * 1024 * 1024
+PROXY_LOG_FILES = 3
+"""``DIR/proxy.log`` rotates: at most ``PROXY_LOG_FILES`` files of ``PROXY_LOG_MAX_BYTES``
+(``proxy.log``, ``proxy.log.1``, ``proxy.log.2``), the newest lines kept."""
 
 
-def log_to_file(name: str, path: Path) -> None:
-    """``name``'s records to ``path`` only (the mesh narrates every refused connection)."""
+def log_to_file(name: str, path: Path, max_bytes: int = PROXY_LOG_MAX_BYTES,
+                files: int = PROXY_LOG_FILES) -> None:
+    """``name``'s records to ``path`` only (the mesh narrates every refused connection), in
+    at most ``files`` files of ``max_bytes`` each: when a record would take ``path`` past
+    ``max_bytes`` it becomes ``path.1`` (``.1`` becomes ``.2``, ...) and the oldest beyond
+    ``files`` is deleted, so a long campaign's log stays bounded."""
+    if max_bytes < 1 or files < 2:
+        raise ValueError(f"log_to_file: max_bytes {max_bytes} must be positive and files "
+                         f"{files} at least 2 (the file being written and one rotated)")
     logger = logging.getLogger(name)
     for h in list(logger.handlers):
         logger.removeHandler(h)
         h.close()
-    handler = logging.FileHandler(path, delay=True)  # opened once the directory is prepared
+    # opened once the directory is prepared
+    handler = logging.handlers.RotatingFileHandler(path, maxBytes=max_bytes,
+                                                   backupCount=files - 1, encoding="utf-8",
+                                                   delay=True)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
