@@ -12,8 +12,13 @@ RUN_DIR ?= .kcontrol/demo
 run: setup
 	$(BIN)/kcontrol cluster demo --dir $(RUN_DIR)
 
+# Two pytest-xdist workers (CI has 2 cores; much of the suite waits on processes, servers and
+# timers): a test file is run whole by one worker (tests/conftest.py), each worker has its own
+# ZooKeeper ensemble on free ports. PYTEST_WORKERS=0 runs everything in one process.
+PYTEST_WORKERS ?= 2
+
 test: setup
-	@$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
+	@$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest ran no test; that is a failure" >&2; exit 1; fi; exit $$rc
 
 setup: system $(STAMP)

@@ -22,6 +22,21 @@ ZK_MAX_SESSION_TIMEOUT_MS = 10000
 ZK_START_TIMEOUT_S = 60.0
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``make test`` runs ``-n 2 --dist loadgroup``) a test file is one
+    group, run whole by one worker, so a module's fixtures (a cluster of broker processes, a
+    quorum) start once, as without xdist; the files whose tests use the session's Spark
+    context (``sc``) form one group, so one worker starts Spark. Each worker has its own
+    session fixtures (its own ensemble on free ports, its own temporary directories)."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    spark_files = {item.path for item in items if "sc" in getattr(item, "fixturenames", ())}
+    for item in items:
+        group = "spark" if item.path in spark_files else item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture(autouse=True)
 def _normal_thread_priority() -> Iterator[None]:
     """A command run in-process (``CliRunner``) sets the process-wide control-plane priority;
