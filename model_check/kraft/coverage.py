@@ -1,9 +1,10 @@
 """What a KRaft run reached, against what there is to reach: every move of the two KRaft
 tables, every request the quorum controller handles, every record type it writes for seed
-004's protocol, every way it decides a new incarnation's registration. Not expected: the lifecycle table's moves into NOT_RUNNING (a crash, or the
-process ending after SHUTTING_DOWN: the process vanishes, no core code runs, no move is
-logged) and RUNNING -> SHUTTING_DOWN (only with ``controlled.shutdown.enable=false``, which
-the world's brokers do not set; the broker core's unit tests take it). Every event the
+004's protocol, every way it decides a new incarnation's registration. Not expected: the
+lifecycle table's moves into NOT_RUNNING (a crash, or the process ending after
+SHUTTING_DOWN: the process vanishes, no core code runs, no move is logged -- the world
+replaces the core with a fresh one). RUNNING -> SHUTTING_DOWN (SIGTERM with
+``controlled.shutdown.enable=false``) is taken by ``kraft-stop``. Every event the
 broker core handles is expected too, but a client's ``MetadataRequest`` (no client asks the
 world's brokers; the live broker's tests do); ``MetadataSnapshotLoaded`` only on the Raft
 log with snapshots (``kraft-snapshot``)."""
@@ -11,9 +12,11 @@ log with snapshots (``kraft-snapshot``)."""
 from __future__ import annotations
 
 from fsm.kraft.broker.core import HANDLED_EVENTS
+from fsm.kraft.broker.events import ControllerUnreachable
 from fsm.kraft.broker_lifecycle_states import KRAFT_BROKER_TABLE, KRaftBrokerState
 from fsm.kraft.controller.brokers import REGISTRATION_REASONS
 from fsm.kraft.controller.handlers import HANDLERS
+from fsm.kraft.controller.requests import AlterPartitionRequest
 from fsm.kraft.membership_states import MEMBERSHIP_TABLE
 
 REGISTRATION_DECISIONS = (*REGISTRATION_REASONS, "refused: DUPLICATE_BROKER_REGISTRATION")
@@ -29,15 +32,41 @@ RECORDS = ("RegisterBrokerRecord", "UnregisterBrokerRecord", "TopicRecord", "Par
 """The record types the quorum controller writes (configs only with CreateTopics configs)."""
 
 
+SEVERAL = ("request", "AlterPartitionRequest", "of several partitions")
+"""An AlterPartition carrying more than one partition (a leader's wishes asked together:
+e1f369a's batched request; ``kraft-isr-retry`` sends one when two lost wishes are asked
+again at one heartbeat)."""
+ALTER_LOST = ("broker-event", "ControllerUnreachable", "of an AlterPartitionRequest")
+"""A leader's AlterPartition lost on its way: the wish is queued and asked again at the next
+heartbeat (``alter_partition.lost`` and ``retry``; ``kraft-isr-retry``)."""
+
+
+def request_items(request: object) -> list[tuple[str, ...]]:
+    """What the active controller handling ``request`` reached."""
+    out = [("request", type(request).__name__)]
+    if isinstance(request, AlterPartitionRequest) and len(request.partitions) > 1:
+        out.append(SEVERAL)
+    return out
+
+
+def broker_event_items(event: object) -> list[tuple[str, ...]]:
+    """What a broker core handling ``event`` reached."""
+    out = [("broker-event", type(event).__name__)]
+    if isinstance(event, ControllerUnreachable) and \
+            isinstance(event.request, AlterPartitionRequest):
+        out.append(ALTER_LOST)
+    return out
+
+
 def expected() -> set[tuple[str, ...]]:
     out = {("kraft-broker-membership", a.value, b.value) for a, b in MEMBERSHIP_TABLE.pairs}
     out |= {("kraft-broker-lifecycle", a.value, b.value) for a, b in KRAFT_BROKER_TABLE.pairs
-            if b is not KRaftBrokerState.NOT_RUNNING
-            and (a, b) != (KRaftBrokerState.RUNNING, KRaftBrokerState.SHUTTING_DOWN)}
+            if b is not KRaftBrokerState.NOT_RUNNING}
     out |= {("request", t.__name__) for t in HANDLERS}
     out |= {("record", r) for r in RECORDS}
     out |= {("broker-event", e) for e in HANDLED_EVENTS if e != "MetadataRequest"}
     out |= {("kraft-registration", r) for r in REGISTRATION_DECISIONS}
+    out |= {SEVERAL, ALTER_LOST}
     return out
 
 
@@ -49,6 +78,6 @@ def lines(reached: set[tuple[str, ...]]) -> list[str]:
     want = expected()
     got = want & reached
     out = [f"coverage: {len(got)} of {len(want)} (table moves, requests handled, records "
-           f"written, broker events handled, registration decisions)"]
+           f"written, broker events handled, registration decisions, AlterPartition paths)"]
     out += ["  not reached: " + " ".join(item) for item in sorted(want - reached)]
     return out

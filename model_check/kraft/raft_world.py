@@ -386,7 +386,7 @@ class KRaftRaftWorld(KRaftWorld):
     # -- the cores, through the glue -----------------------------------------------------------
     def _controller(self, i: int, event: Any) -> None:
         if isinstance(event, ControllerRequest) and self.controllers[i].active:
-            self._reach("request", type(event.request).__name__)
+            self._reach_request(event.request)
         self._voter(i, event)
 
     def _voter(self, i: int, event: Any) -> None:

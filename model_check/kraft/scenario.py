@@ -9,6 +9,8 @@
     depth = 14
     max_states = 500000
     init = "running"         # brokers started, registered, unfenced, topics created first
+    controlled_shutdown = true  # the brokers' controlled.shutdown.enable: when false, SIGTERM
+                             # (the controlled-shutdown op) to a RUNNING broker stops it at once
 
     [[topics]]
     name = "t"
@@ -49,7 +51,7 @@ ADMIN_OPS = ("create-topic", "delete-topic", "add-partitions", "reassign", "canc
              "list-reassignments", "elect-preferred", "elect-unclean", "controlled-shutdown",
              "unregister")
 _TOP = {"description", "brokers", "controllers", "depth", "max_states", "init", "topics",
-        "faults", "admin", "log", "snapshot_every"}
+        "faults", "admin", "log", "snapshot_every", "controlled_shutdown"}
 _TOPIC = {"name", "partitions", "replication_factor", "assignment"}
 _ADMIN = {"op", "topic", "partition", "replicas", "broker", "partitions",
           "replication_factor"}
@@ -105,6 +107,7 @@ class KRaftScenario:
     admin: tuple[AdminSpec, ...] = ()
     log: str = "memory"
     snapshot_every: int = 0
+    controlled_shutdown: bool = True
 
 
 def _unknown(where: str, keys: set[str], allowed: set[str], path: Path) -> None:
@@ -151,7 +154,11 @@ def load_kraft(name_or_path: str) -> KRaftScenario:
     crash = {"controller_crash", "controller_restart"} & set(faults)
     if log != "raft" and crash:
         raise KRaftScenarioError(f"{path}: {sorted(crash)} need log = \"raft\"")
+    controlled = data.get("controlled_shutdown", True)
+    if not isinstance(controlled, bool):
+        raise KRaftScenarioError(f"{path}: controlled_shutdown must be true or false, "
+                                 f"not {controlled!r}")
     return KRaftScenario(path.stem, data.get("description", ""), data.get("brokers", 3),
                          data.get("controllers", 2), data.get("depth", 12),
                          data.get("max_states", 500_000), init, tuple(topics), faults,
-                         tuple(admin), log, data.get("snapshot_every", 0))
+                         tuple(admin), log, data.get("snapshot_every", 0), controlled)

@@ -67,6 +67,7 @@ from fsm.kraft.driver import QuorumControllerDriver
 from fsm.kraft.image import MetadataImage, snapshot_records
 from fsm.kraft.records.uuid import uuid_of
 from fsm.kraft.records.values import BrokerEndpoint
+from model_check.kraft import coverage
 from model_check.kraft.scenario import AdminSpec, KRaftScenario
 
 CLUSTER_ID = "kraft-world-cluster"
@@ -147,12 +148,12 @@ class KRaftWorld:
             self.disk[b] = frozenset()
             self.starts[b] = 0
 
-    @staticmethod
-    def _new_broker(b: int) -> KRaftBroker:
+    def _new_broker(self, b: int) -> KRaftBroker:
         return KRaftBroker(KRaftBrokerConfig(
             b, CLUSTER_ID, (BrokerEndpoint("PLAINTEXT", f"broker-{b}", 9092),),
             heartbeat_interval_ms=1, initial_registration_timeout_ms=1_000_000,
-            starting_heartbeat_ms=1, shutdown_heartbeat_ms=1))
+            starting_heartbeat_ms=1, shutdown_heartbeat_ms=1,
+            controlled_shutdown_enable=self.scenario.controlled_shutdown))
 
     # -- snapshots -------------------------------------------------------------------------
     def snapshot(self) -> KRaftWorld:
@@ -443,12 +444,17 @@ class KRaftWorld:
 
     def _controller(self, i: int, event: Any) -> None:
         if isinstance(event, ControllerRequest) and self.controllers[i].active:
-            self._reach("request", type(event.request).__name__)
+            self._reach_request(event.request)
         QuorumControllerDriver(self._traced(f"c{i}", self.controllers[i].handle),
                                _ControllerPort(self, i)).process(event)
 
+    def _reach_request(self, request: object) -> None:
+        if self.reached is not None:
+            self.reached.update(coverage.request_items(request))
+
     def _broker(self, b: int, event: Any) -> None:
-        self._reach("broker-event", type(event).__name__)
+        if self.reached is not None:
+            self.reached.update(coverage.broker_event_items(event))
         core = self.brokers[b]
         KRaftBrokerDriver(self._traced(f"b{b}", core.handle), _BrokerPort(self, b)).process(
             event)

@@ -7,15 +7,18 @@ from __future__ import annotations
 import pytest
 
 from fsm.kraft.controller.brokers import REPLACES_FENCED
+from invariants.kraft import CATALOGUE
 from model_check.kraft import coverage
+from model_check.kraft.kind import KRAFT
 from model_check.kraft.mutants import KRAFT_MUTANTS, patched
 from model_check.kraft.scenario import KRaftScenarioError, load_kraft, names
 from model_check.kraft.search import bfs, replay, start
-from model_check.kraft.walk import walks
 from model_check.kraft.world import KRaftWorld
+from model_check.objects import premises, walk
 
 QUICK_DEPTH = {"kraft-smoke": 8, "kraft-startup": 8, "kraft-standard": 6, "kraft-isr": 7,
-               "kraft-admin": 4, "kraft-failover": 4, "kraft-snapshot": 6, "kraft-restart": 8}
+               "kraft-admin": 4, "kraft-failover": 4, "kraft-snapshot": 6, "kraft-restart": 8,
+               "kraft-stop": 8, "kraft-isr-retry": 8}
 
 
 def test_the_shipped_set_is_known() -> None:
@@ -41,12 +44,16 @@ def test_each_mutant_is_found_by_its_scenario(mutant) -> None:  # noqa: ANN001
 
 
 def test_the_shipped_set_reaches_every_move_request_and_record() -> None:
+    """... and the premise of every KRaft invariant holds somewhere: one never met is checked
+    only vacuously (``model_check.objects.premises``)."""
+    kind, held = premises.watching(KRAFT, CATALOGUE)
     reached: set[tuple[str, ...]] = set()
     for name in names():
         for seed in (1, 2, 3):
-            result = walks(load_kraft(name), 8000, seed, reached=reached)
+            result = walk.walks(kind, load_kraft(name), 8000, seed, reached=reached)
             assert result.violation is None, (name, seed, result.violation)
     assert coverage.unreached(reached) == []
+    assert premises.never_held(CATALOGUE, held) == []
 
 
 def test_kraft_restart_re_registers_a_fenced_broker_whose_lease_still_runs() -> None:
@@ -60,6 +67,37 @@ def test_kraft_restart_re_registers_a_fenced_broker_whose_lease_still_runs() -> 
     assert result.violation is None
     assert ("kraft-registration", REPLACES_FENCED) in reached
     assert ("kraft-registration", "refused: DUPLICATE_BROKER_REGISTRATION") not in reached
+
+
+def test_kraft_stop_takes_running_to_shutting_down_and_the_default_does_not() -> None:
+    """controlled_shutdown = false (kraft-stop): the SIGTERM to broker 2 stops it at once,
+    RUNNING -> SHUTTING_DOWN, and its leadership waits for its lease (fenced by a tick).
+    The same scenario with controlled shutdown on takes PENDING_CONTROLLED_SHUTDOWN instead."""
+    import dataclasses
+
+    stop = load_kraft("kraft-stop")
+    assert stop.controlled_shutdown is False
+    moves = [("kraft-broker-lifecycle", "RUNNING", "SHUTTING_DOWN"),
+             ("kraft-broker-lifecycle", "RUNNING", "PENDING_CONTROLLED_SHUTDOWN")]
+    reached: set[tuple[str, ...]] = set()
+    assert bfs(stop, depth=3, reached=reached).violation is None
+    assert [m in reached for m in moves] == [True, False]
+    reached = set()
+    on = dataclasses.replace(stop, controlled_shutdown=True)
+    assert bfs(on, depth=3, reached=reached).violation is None
+    assert [m in reached for m in moves] == [False, True]
+
+
+def test_kraft_isr_retry_asks_two_lost_wishes_again_in_one_alter_partition() -> None:
+    """Broker 2 down, broker 1 asks to shrink t-0's and t-1's ISR (two AlterPartitions of one
+    item); both are lost, so both wishes are queued and asked again at the next heartbeat in
+    one AlterPartition of two items: 8 steps (crash, two ISR changes, two losses, a tick, the
+    heartbeat, its delivery). No other shipped scenario loses an AlterPartition."""
+    reached: set[tuple[str, ...]] = set()
+    assert bfs(load_kraft("kraft-isr-retry"), depth=7, reached=reached).violation is None
+    assert coverage.ALTER_LOST in reached and coverage.SEVERAL not in reached
+    assert bfs(load_kraft("kraft-isr-retry"), depth=8, reached=reached).violation is None
+    assert coverage.SEVERAL in reached
 
 
 def test_a_world_copy_is_independent() -> None:
@@ -81,6 +119,9 @@ def test_scenario_errors_name_the_key(tmp_path) -> None:  # noqa: ANN001
         load_kraft(str(bad))
     with pytest.raises(KRaftScenarioError, match="kraft-smoke"):
         load_kraft("kraft-nope")
+    bad.write_text('brokers = 2\ncontrolled_shutdown = "no"\n')
+    with pytest.raises(KRaftScenarioError, match="controlled_shutdown"):
+        load_kraft(str(bad))
 
 
 def test_specs_kraft_invariants_md_is_up_to_date() -> None:
