@@ -94,12 +94,13 @@ def test_failover_snapshot_lists_isr_notifications_before_reading_states(
     spath = P.partition_state("t", 0)
     zk_client.create(spath, codec.encode(spath, LeaderAndIsr(1, 0, (1,), 1)), makepath=True)
     port = KazooReadPort(zk_client, timeout=10.0)
-    real = port.get_many
+    real = port.get_states
     wrote = []
 
-    def leader_writes_meanwhile(paths, watch=False):  # type: ignore[no-untyped-def]
-        got = real(paths, watch)
-        if list(paths) == [spath]:  # the controller's read of the states...
+    def leader_writes_meanwhile(topics):  # type: ignore[no-untyped-def]
+        got = list(real(topics))  # the read done before the writes below
+        if [(t, list(ps)) for t, ps in topics] == [("t", [0])]:  # the controller's read of
+            # the states (the reader's bulk read, ReadPort.get_states)...
             # ... then the leader expands its ISR and announces it
             zk_client.set(spath, codec.encode(spath, LeaderAndIsr(1, 0, (1, 2), 1)))
             npath = P.ISR_CHANGE_NOTIFICATION + "/" + P.ISR_CHANGE_PREFIX
@@ -108,7 +109,7 @@ def test_failover_snapshot_lists_isr_notifications_before_reading_states(
             wrote.append(spath)
         return got
 
-    port.get_many = leader_writes_meanwhile  # type: ignore[method-assign]
+    port.get_states = leader_writes_meanwhile  # type: ignore[method-assign]
     snap = cluster_snapshot(port).value
     assert wrote, "the leader's write came after the read of the states"
     isr = dict(snap.partition_states)[T0].leader_and_isr.isr

@@ -104,7 +104,10 @@ def test_a_standby_answers_not_controller(quorum: Any) -> None:
 def test_create_topics_reaches_every_controllers_committed_image(quorum: Any) -> None:
     q, leader = quorum
     with client(leader) as c:
+        # two brokers unfenced just now: broker 1 (the first test's) stops heartbeating and
+        # its lease may have run out by the time this test runs
         unfence(c, 2, register(c, 2))
+        unfence(c, 4, register(c, 4))
         answer = c.call_value(rq.CreateTopicsRequest(
             (rq.CreatableTopic("orders", num_partitions=3, replication_factor=2),), ()))
     (result,) = answer.topics
