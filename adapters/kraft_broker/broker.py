@@ -14,7 +14,9 @@ the metrics endpoint (``metrics``; ``kcontrol.metrics.port``, broker-only nodes)
 ``stop()``: SIGTERM to the core -- in RUNNING a controlled shutdown through heartbeats
 (``want_shut_down`` until the controller answers ``should_shut_down``), else straight to
 SHUTTING_DOWN -- waited for at most ``shutdown_wait_s``; then the ISR expander, the admin
-socket, the listeners, the observer, the core's thread and the channels stop, in that order.
+socket, the listeners, the observer, the core's thread and the channels stop, in that order;
+last the core hears the process end (``BrokerShell.end``: SHUTTING_DOWN -> NOT_RUNNING in
+the state-change log and ``status()``) and the metrics endpoint closes.
 An ``Exit`` the core decides by itself (the initial registration timed out) or a halt calls
 ``on_exit(reason)``; by default the process is sent SIGTERM, which ``run_node``'s loop turns
 into this same ``stop()``.
@@ -206,8 +208,6 @@ class KRaftBrokerNode:
             self.expander.stop()
         if self.admin is not None:
             self.admin.close()
-        if self.metrics is not None:
-            self.metrics.close()
         for listener in self.listeners.values():
             listener.stop()
         if self.observer is not None:
@@ -219,6 +219,10 @@ class KRaftBrokerNode:
         for channel in (self.channel, self.forwarding):
             if channel is not None:
                 channel.close()
+        if shell is not None:
+            shell.end()
+        if self.metrics is not None:
+            self.metrics.close()
         log.info("[broker %d] stopped (%s)", self.broker_id,
                  shell.status.state if shell is not None else "never started")
         self._stopped.set()

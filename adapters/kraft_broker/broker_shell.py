@@ -11,7 +11,10 @@ through ``KRaftBrokerDriver`` and carries out the effects in order (``BrokerPort
 * ``BecomeLeader`` / ``BecomeFollower`` / ``UpdateIsr`` / ``DeleteReplica`` -> ``ReplicaDirs``;
 * ``ReplyMetadata`` -> the client waiting on the token (``metadata``);
 * ``Exit`` -> the loop ends after this event and ``on_exit`` is called (on its own thread:
-  it stops the process, which joins this one);
+  it stops the process, which joins this one); the process's last step, once its parts
+  are stopped, is ``end()``: ``Exited`` to the core (SHUTTING_DOWN -> NOT_RUNNING, in the
+  state-change log and the status). A crash (kill -9) sends nothing: the process is gone
+  before anything could, and the controller learns of it from the lapsed lease;
 * ``LifecycleChange`` -> a line of the state-change log (``kcontrol.broker.state.change``)
   and of the server log.
 
@@ -55,6 +58,7 @@ from fsm.kraft.broker.effects import (
 from fsm.kraft.broker.events import (
     ControllerResponse,
     ControllerUnreachable,
+    Exited,
     HeartbeatDue,
     MetadataRequest,
     SigTerm,
@@ -158,6 +162,17 @@ class BrokerShell:
                 log.error("%s event thread did not stop within %g s", self.prefix, timeout)
         self._running = False
         self._fail_replies("the broker stopped")
+
+    def end(self) -> None:
+        """The process ends (after ``stop``, its parts stopped): ``Exited`` to the core, on
+        the caller's thread -- the event thread is over. After ``Exit`` the core moves
+        SHUTTING_DOWN -> NOT_RUNNING and forgets (the state-change log's last line, the
+        status's last state); in any other state (stopped without a shutdown) it ignores it.
+        Nothing after a halt (the core failed mid-event) or while the thread still runs."""
+        if self._thread is None or self._thread.is_alive() or self._status.failure is not None:
+            return
+        self.driver.process(Exited())
+        self._publish(listeners=False)
 
     @property
     def alive(self) -> bool:
@@ -283,7 +298,7 @@ class BrokerShell:
             self._heartbeat_at = None
             self.driver.process(HeartbeatDue(now))
 
-    def _publish(self, wake: bool = False) -> None:
+    def _publish(self, wake: bool = False, listeners: bool = True) -> None:
         core = self.core
         for note in core.drain_notes():  # logged, so the list stays short
             log.info("%s %s", self.prefix, note)
@@ -302,7 +317,7 @@ class BrokerShell:
             replicas=replicas, leaders=leaders)
         with self._cond:
             self._cond.notify_all()
-        if moved:
+        if moved and listeners:
             for listener in self._image_listeners:
                 listener()
 

@@ -2,7 +2,8 @@
 ``kafka.server:type=KafkaServer`` MBeans (``kafka_server_KafkaServer_<name>``):
 
 * BrokerState -- Kafka's ``BrokerState`` byte of the lifecycle state (``KAFKA_BROKER_STATE_
-  VALUE``: 1 STARTING, 2 RECOVERY, 3 RUNNING, 6 PENDING_CONTROLLED_SHUTDOWN, 7 SHUTTING_DOWN);
+  VALUE``: 1 STARTING, 2 RECOVERY, 3 RUNNING, 6 PENDING_CONTROLLED_SHUTDOWN, 7 SHUTTING_DOWN,
+  0 NOT_RUNNING at the process's end: the endpoint closes after the core heard it);
 * MetadataLag -- seed 004's: how far the broker's replayed metadata is behind the high
   watermark it knows (committed offsets not yet applied, never negative);
 * LastAppliedRecordOffset -- the last metadata offset the broker applied (-1: none);

@@ -19,7 +19,8 @@ Unlike the ZooKeeper-mode table (``fsm.broker_states``) there is no RUNNING -> R
 KRaft broker has no session whose loss unregisters it. If its lease runs out the controller
 fences it (``fsm.kraft.membership_states``) but the broker stays RUNNING and keeps
 heartbeating until it is unfenced again; its own state does not change. A crash is modelled
-as the ZooKeeper-mode table does: every live state may go straight to NOT_RUNNING.
+as the ZooKeeper-mode table does: every live state may go straight to NOT_RUNNING (the
+core's ``Crashed``; the end of a shutdown is ``Exited``: ``fsm.kraft.broker.lifecycle``).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """What a KRaft run reached, against what there is to reach: every move of the two KRaft
 tables, every request the quorum controller handles, every record type it writes for seed
-004's protocol, every way it decides a new incarnation's registration. Not expected: the
-lifecycle table's moves into NOT_RUNNING (a crash, or the process ending after
-SHUTTING_DOWN: the process vanishes, no core code runs, no move is logged -- the world
-replaces the core with a fresh one). RUNNING -> SHUTTING_DOWN (SIGTERM with
+004's protocol, every way it decides a new incarnation's registration. The lifecycle's
+moves into NOT_RUNNING are the dying core's: the world hands it ``Crashed`` when it crashes
+a broker and ``Exited`` when one exits, before a fresh core takes its place; ``kraft-crash``
+crashes a broker in each live state. RUNNING -> SHUTTING_DOWN (SIGTERM with
 ``controlled.shutdown.enable=false``) is taken by ``kraft-stop``. Every event the
 broker core handles is expected too, but a client's ``MetadataRequest`` (no client asks the
 world's brokers; the live broker's tests do); ``MetadataSnapshotLoaded`` only on the Raft
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from fsm.kraft.broker.core import HANDLED_EVENTS
 from fsm.kraft.broker.events import ControllerUnreachable
-from fsm.kraft.broker_lifecycle_states import KRAFT_BROKER_TABLE, KRaftBrokerState
+from fsm.kraft.broker_lifecycle_states import KRAFT_BROKER_TABLE
 from fsm.kraft.controller.brokers import REGISTRATION_REASONS
 from fsm.kraft.controller.handlers import HANDLERS
 from fsm.kraft.controller.requests import AlterPartitionRequest
@@ -60,8 +60,7 @@ def broker_event_items(event: object) -> list[tuple[str, ...]]:
 
 def expected() -> set[tuple[str, ...]]:
     out = {("kraft-broker-membership", a.value, b.value) for a, b in MEMBERSHIP_TABLE.pairs}
-    out |= {("kraft-broker-lifecycle", a.value, b.value) for a, b in KRAFT_BROKER_TABLE.pairs
-            if b is not KRaftBrokerState.NOT_RUNNING}
+    out |= {("kraft-broker-lifecycle", a.value, b.value) for a, b in KRAFT_BROKER_TABLE.pairs}
     out |= {("request", t.__name__) for t in HANDLERS}
     out |= {("record", r) for r in RECORDS}
     out |= {("broker-event", e) for e in HANDLED_EVENTS if e != "MetadataRequest"}

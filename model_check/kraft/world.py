@@ -15,10 +15,12 @@ KRaft brokers, the channels between them, and abstract time.
   a running broker's steady heartbeat only while its lease was not renewed in this unit (the
   interval is shorter than the session; more beats in one unit change nothing but the
   interleavings).
-* **Faults** (budgets from the scenario): ticks, broker crash (requests already sent may
-  still arrive; answers to the dead process are dropped), restart (a new incarnation, with
-  the replicas it had on disk), message loss, failover, ISR changes (a leader's follower
-  catches up, or a follower that is down is dropped: ``IsrChangeWanted``).
+* **Faults** (budgets from the scenario): ticks, broker crash (the dying core hears
+  ``Crashed`` -- as one that exits hears ``Exited`` -- its move to NOT_RUNNING, and a fresh
+  core takes its place; requests already sent may still arrive; answers to the dead process
+  are dropped), restart (a new incarnation, with the replicas it had on disk), message loss,
+  failover, ISR changes (a leader's follower catches up, or a follower that is down is
+  dropped: ``IsrChangeWanted``).
 
 Both cores are driven by their drivers (``fsm.kraft.driver``, ``fsm.kraft.broker_driver``)
 over this world's ports, as the live processes will drive them over theirs.
@@ -38,6 +40,8 @@ from fsm.kraft.broker.effects import Exit, ScheduleHeartbeat, SendToController
 from fsm.kraft.broker.events import (
     ControllerResponse,
     ControllerUnreachable,
+    Crashed,
+    Exited,
     HeartbeatDue,
     IsrChangesWanted,
     IsrChangeWanted,
@@ -411,10 +415,14 @@ class KRaftWorld:
 
     def _crash(self, a: KAction) -> None:
         self._spend("broker_crash")
-        self._gone(a.target)
+        self._gone(a.target, Crashed())
 
-    def _gone(self, b: int) -> None:
+    def _gone(self, b: int, end: Crashed | Exited) -> None:
+        """Broker ``b``'s process ends: its replicas stay on disk, the dying core hears
+        ``end`` (its move to NOT_RUNNING, after which it holds what a fresh core does), and
+        a fresh core takes its place, as the next process's."""
         self.disk[b] = frozenset(k for k, _ in self.brokers[b].replicas()) | self.disk[b]
+        self._broker(b, end)
         self.brokers[b] = self._new_broker(b)
         self.to_broker[b] = ()
         self.timer[b] = False
@@ -534,7 +542,7 @@ class _BrokerPort:
         pass
 
     def exit(self, e: Exit) -> None:
-        self.w._gone(self.b)
+        self.w._gone(self.b, Exited())
 
     def lifecycle_changed(self, e: Any) -> None:
         self.w._reach("kraft-broker-lifecycle", e.source.value, e.target.value)

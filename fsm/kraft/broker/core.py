@@ -6,7 +6,8 @@ image replayed from committed records (``MetadataImage.apply``, the controller's
 and the highest offset replayed, the local replicas (``replicas``), and the AlterPartition
 requests in flight and wishes queued (``alter_partition``).
 
-Modules: ``lifecycle`` (Start, registration, heartbeats, SIGTERM, the lifecycle moves),
+Modules: ``lifecycle`` (Start, registration, heartbeats, SIGTERM, the process's end --
+``Exited``, ``Crashed`` -- and the lifecycle moves),
 ``replay`` (committed records in, replica roles out), ``replicas`` (one partition's role
 from the image), ``alter_partition`` (the leader's ISR changes), ``metadata_answers``
 (client Metadata from the image), ``events``, ``effects``, ``config``.
@@ -25,6 +26,8 @@ from fsm.kraft.broker.effects import KRaftBrokerEffect, LifecycleChange
 from fsm.kraft.broker.events import (
     ControllerResponse,
     ControllerUnreachable,
+    Crashed,
+    Exited,
     HeartbeatDue,
     IsrChangesWanted,
     MetadataFetched,
@@ -85,6 +88,8 @@ _DISPATCH: dict[type, Handler] = {
     ControllerUnreachable: _unreachable,
     HeartbeatDue: lifecycle.heartbeat_due,
     SigTerm: lifecycle.sig_term,
+    Exited: lifecycle.exited,
+    Crashed: lifecycle.crashed,
     MetadataFetched: lifecycle.metadata_fetched,
     MetadataSnapshotLoaded: replay.snapshot_loaded,
     IsrChangesWanted: alter_partition.isr_changes_wanted,
@@ -106,6 +111,12 @@ class KRaftBroker:
     def __init__(self, config: KRaftBrokerConfig) -> None:
         self.config = config
         self._state = KRAFT_BROKER_TABLE.initial
+        self._notes: list[str] = []
+        self._forget()
+
+    def _forget(self) -> None:
+        """What a process knows, as before it starts (``__init__``; and when it ends:
+        ``lifecycle.crashed`` / ``exited``, after the move to NOT_RUNNING)."""
         self._incarnation: Uuid | None = None
         self._start_ms = 0
         self._registered_once = False
@@ -118,7 +129,6 @@ class KRaftBroker:
         self._local: frozenset[PartitionKey] = frozenset()
         self._alter_inflight: dict[PartitionKey, AlterPartitionRequest] = {}
         self._alter_wanted: dict[PartitionKey, Wish] = {}
-        self._notes: list[str] = []
 
     # ------------------------------------------------------------------ events
 

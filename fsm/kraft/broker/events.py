@@ -71,6 +71,20 @@ class SigTerm:
 
 
 @dataclass(frozen=True, slots=True)
+class Crashed:
+    """The process died (kill -9, the machine lost): any state but NOT_RUNNING ->
+    NOT_RUNNING, everything in memory forgotten (ZooKeeper mode's ``BrokerCrashed``). Nobody
+    live can send it -- the process is gone with its shell; the checker's world hands it to
+    the dying core when it crashes a broker."""
+
+
+@dataclass(frozen=True, slots=True)
+class Exited:
+    """The process ended after ``Exit``: SHUTTING_DOWN -> NOT_RUNNING, everything in memory
+    forgotten. The shell's last event, once the core's thread has stopped."""
+
+
+@dataclass(frozen=True, slots=True)
 class IsrChangeWanted:
     """The replication layer asks the leader of the partition to shrink or expand its ISR
     (an item of ``IsrChangesWanted``, the event)."""

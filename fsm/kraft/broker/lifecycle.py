@@ -12,6 +12,15 @@
     RUNNING -SigTerm, controlled_shutdown_enable off-> SHUTTING_DOWN (Exit)
     STARTING, RECOVERY -no registration initial_registration_timeout_ms after Start->
         SHUTTING_DOWN (Exit), as Kafka's RegistrationTimeoutEvent
+    SHUTTING_DOWN -Exited-> NOT_RUNNING: the process ended (the shell's last event)
+    any but NOT_RUNNING -Crashed-> NOT_RUNNING: kill -9 (the checker's world sends it)
+
+In NOT_RUNNING the core holds what a fresh one does (``KRaftBroker._forget``): no process,
+no memory, so a ``Start`` is a new process's. Kafka's KRaft broker never reports NOT_RUNNING
+at the end: its ``BrokerLifecycleManager`` stays SHUTTING_DOWN after ``close()`` (only the
+server's status becomes SHUTDOWN); ZooKeeper mode's ``KafkaServer.shutdown`` ends with
+``BrokerState.NOT_RUNNING``. We follow the seed's table, SHUTTING_DOWN -> NOT_RUNNING, and
+ZooKeeper mode's last step.
 
 Communication, as Kafka's: one registration or heartbeat in flight at a time. The answer
 arms the timer (``ScheduleHeartbeat``); ``HeartbeatDue`` sends a heartbeat when registered,
@@ -40,7 +49,8 @@ that replays a batch putting another broker into controlled shutdown heartbeats 
 waits for. Kafka's brokers report only at their interval; the request is the same.
 
 Answers that do not belong to the request in flight (late, duplicated, or after a lost
-request was given up) are ignored, and so is everything after SHUTTING_DOWN.
+request was given up) are ignored, and so is everything after SHUTTING_DOWN but the end of
+the process (``Exited``, ``Crashed``).
 """
 
 from __future__ import annotations
@@ -50,7 +60,14 @@ from typing import TYPE_CHECKING
 from fsm.errors import ErrorCode
 from fsm.kraft.broker import alter_partition, replay
 from fsm.kraft.broker.effects import Exit, KRaftBrokerEffect, ScheduleHeartbeat, SendToController
-from fsm.kraft.broker.events import HeartbeatDue, MetadataFetched, SigTerm, Start
+from fsm.kraft.broker.events import (
+    Crashed,
+    Exited,
+    HeartbeatDue,
+    MetadataFetched,
+    SigTerm,
+    Start,
+)
 from fsm.kraft.broker_lifecycle_states import KRaftBrokerState
 from fsm.kraft.controller.requests import (
     BrokerHeartbeatRequest,
@@ -179,6 +196,25 @@ def sig_term(core: KRaftBroker, ev: SigTerm) -> list[KRaftBrokerEffect]:
         core._due = True
         return effects
     return effects + communicate(core)
+
+
+def crashed(core: KRaftBroker, ev: Crashed) -> list[KRaftBrokerEffect]:
+    if core._state is S.NOT_RUNNING:
+        return core._ignore("Crashed")
+    return _gone(core)
+
+
+def exited(core: KRaftBroker, ev: Exited) -> list[KRaftBrokerEffect]:
+    if core._state is not S.SHUTTING_DOWN:
+        return core._ignore("Exited")
+    return _gone(core)
+
+
+def _gone(core: KRaftBroker) -> list[KRaftBrokerEffect]:
+    """The process is gone: NOT_RUNNING, and nothing it knew is kept."""
+    change = core._move(S.NOT_RUNNING)
+    core._forget()
+    return [change]
 
 
 def communicate(core: KRaftBroker) -> list[KRaftBrokerEffect]:

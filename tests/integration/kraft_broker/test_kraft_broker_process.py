@@ -69,6 +69,9 @@ def test_an_unregistered_broker_serves_then_exits_after_the_registration_timeout
         assert time.monotonic() - t0 < 10
         err = proc.stderr.read().decode()  # type: ignore[union-attr]
         assert "lifecycle STARTING -> SHUTTING_DOWN" in err
+        # the process's last step: the core hears it end (BrokerShell.end)
+        assert err.index("lifecycle SHUTTING_DOWN -> NOT_RUNNING") > \
+            err.index("lifecycle STARTING -> SHUTTING_DOWN")
     finally:
         if proc.poll() is None:
             proc.kill()

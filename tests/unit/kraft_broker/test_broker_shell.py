@@ -5,6 +5,7 @@ image, SIGTERM through heartbeats to Exit, and a failure halting it."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from pathlib import Path
@@ -107,6 +108,37 @@ def test_a_broker_registers_is_unfenced_leads_answers_metadata_and_shuts_down(
     assert not shell.alive
     with pytest.raises(RuntimeError):
         shell.metadata(None).result(1)
+
+
+def test_the_process_end_is_the_cores_last_move_after_an_exit_only(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """``end()`` after ``stop()``: a broker that exited moves SHUTTING_DOWN -> NOT_RUNNING (the
+    state-change log's last line, the status); one stopped while RUNNING stays RUNNING."""
+    caplog.set_level(logging.INFO, logger="kcontrol.broker.state.change")
+    exited = threading.Event()
+    shell, _ = _shell(tmp_path, Harness(), on_exit=lambda why: exited.set())
+    try:
+        shell.start()
+        shell.wait_for(lambda s: s.state == "RUNNING", WAIT_S)
+        shell.end()  # the event thread runs: nothing happens
+        assert shell.status.state == "RUNNING"
+        assert shell.sig_term() and exited.wait(WAIT_S)
+    finally:
+        shell.stop()
+    assert shell.status.state == "SHUTTING_DOWN"
+    shell.end()
+    assert (shell.status.state, shell.status.broker_epoch) == ("NOT_RUNNING", None)
+    moves = [r.getMessage() for r in caplog.records if r.name == "kcontrol.broker.state.change"]
+    assert "lifecycle SHUTTING_DOWN -> NOT_RUNNING" in moves[-1], moves
+
+    other, _ = _shell(tmp_path, Harness(), broker_id=2)
+    try:
+        other.start()
+        other.wait_for(lambda s: s.state == "RUNNING", WAIT_S)
+    finally:
+        other.stop()
+    other.end()
+    assert other.status.state == "RUNNING"
 
 
 def test_a_lost_registration_is_retried_after_the_interval(tmp_path: Path) -> None:

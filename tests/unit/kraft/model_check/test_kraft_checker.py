@@ -18,7 +18,7 @@ from model_check.objects import premises, walk
 
 QUICK_DEPTH = {"kraft-smoke": 8, "kraft-startup": 8, "kraft-standard": 6, "kraft-isr": 7,
                "kraft-admin": 4, "kraft-failover": 4, "kraft-snapshot": 6, "kraft-restart": 8,
-               "kraft-stop": 8, "kraft-isr-retry": 8}
+               "kraft-stop": 8, "kraft-isr-retry": 8, "kraft-crash": 8}
 
 
 def test_the_shipped_set_is_known() -> None:
